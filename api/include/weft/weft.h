@@ -1,0 +1,11 @@
+/* Weft: collective communication for distributed tensors. The one header to include.
+ * C99-clean; includes <dlpack/dlpack.h>. See status.h for the conventions of every call. */
+#ifndef WEFT_WEFT_H_
+#define WEFT_WEFT_H_
+
+#include "weft/status.h"
+#include "weft/types.h"
+#include "weft/mesh.h"
+#include "weft/layout.h"
+
+#endif /* WEFT_WEFT_H_ */

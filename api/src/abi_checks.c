@@ -1,0 +1,38 @@
+/* Pins the size and field offsets of every ABI struct: changing one breaks the build, because
+ * programs compiled against an older header would read the wrong bytes. */
+#include <stddef.h>
+
+#include "weft/weft.h"
+
+#define WEFT_PIN(T, size) _Static_assert(sizeof(T) == (size), #T " changed size")
+#define WEFT_AT(T, f, off) _Static_assert(offsetof(T, f) == (off), #T "." #f " moved")
+
+WEFT_PIN(weft_placement_t, 16);
+WEFT_AT(weft_placement_t, kind, 0);
+WEFT_AT(weft_placement_t, dim, 4);
+WEFT_AT(weft_placement_t, reduce_op, 8);
+WEFT_AT(weft_placement_t, reserved, 12);
+
+WEFT_PIN(weft_call_options_t, 16);
+WEFT_AT(weft_call_options_t, struct_size, 0);
+WEFT_AT(weft_call_options_t, timeout_ms, 8);
+
+WEFT_PIN(weft_mesh_options_t, 16);
+WEFT_AT(weft_mesh_options_t, struct_size, 0);
+WEFT_AT(weft_mesh_options_t, dim_names, 8);
+
+/* DLPack structs cross the ABI too; Weft relies on the 0.6 layout. */
+WEFT_PIN(DLDataType, 4);
+WEFT_PIN(DLDevice, 8);
+WEFT_PIN(DLTensor, 48);
+WEFT_AT(DLTensor, data, 0);
+WEFT_AT(DLTensor, device, 8);
+WEFT_AT(DLTensor, ndim, 16);
+WEFT_AT(DLTensor, dtype, 20);
+WEFT_AT(DLTensor, shape, 24);
+WEFT_AT(DLTensor, strides, 32);
+WEFT_AT(DLTensor, byte_offset, 40);
+
+/* The C++ inside mirrors the status codes; keep them from drifting. */
+_Static_assert(WEFT_ERR_INTERNAL == -13, "status codes are never renumbered");
+_Static_assert(WEFT_MAX_MESH_NDIM == 16 && WEFT_MAX_TENSOR_NDIM == 32, "limits changed");

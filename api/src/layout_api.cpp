@@ -1,0 +1,207 @@
+// extern "C" layer for layouts: argument checks and conversion to placement::Layout.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/src/guard.hpp"
+#include "api/src/handles.hpp"
+#include "weft/layout.h"
+
+using weft::InvalidArgument;
+using weft::Status;
+using weft::api::Guard;
+using weft::placement::Layout;
+using weft::placement::Placement;
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+weft::Result<Placement> ToPlacement(const weft_placement_t& p, size_t i) {
+  const std::string name = "placements[" + Str(int64_t(i)) + "]";
+  if (p.reserved != 0)
+    return InvalidArgument(name + ".reserved is " + Str(p.reserved) + " but must be 0");
+  switch (p.kind) {
+    case WEFT_REPLICATE: return Placement(weft::placement::Replicate{});
+    case WEFT_SHARD: return Placement(weft::placement::Shard{p.dim});
+    case WEFT_PARTIAL:
+      if (p.reduce_op < 0 || p.reduce_op >= weft::kNumReduceOps)
+        return InvalidArgument(name + ".reduce_op is " + Str(p.reduce_op) +
+                               " but must be WEFT_REDUCE_SUM (0) .. WEFT_REDUCE_PROD (4)");
+      return Placement(weft::placement::Partial{static_cast<weft::ReduceOp>(p.reduce_op)});
+    default:
+      return InvalidArgument(name + ".kind is " + Str(p.kind) +
+                             " but must be WEFT_REPLICATE (0), WEFT_SHARD (1) or WEFT_PARTIAL (2)");
+  }
+}
+
+weft_placement_t FromPlacement(const Placement& p) {
+  if (const auto* s = std::get_if<weft::placement::Shard>(&p)) return {WEFT_SHARD, s->dim, 0, 0};
+  if (const auto* q = std::get_if<weft::placement::Partial>(&p))
+    return {WEFT_PARTIAL, 0, static_cast<int32_t>(q->op), 0};
+  return {WEFT_REPLICATE, 0, 0, 0};
+}
+
+Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global_shape,
+                    DLDataType dtype, const weft_placement_t* placements,
+                    const int64_t* const* split_sizes, const int64_t* split_counts,
+                    weft_layout_t** out) {
+  WEFT_REQUIRE(out);
+  WEFT_REQUIRE(mesh);
+  if (ndim < 0 || ndim > WEFT_MAX_TENSOR_NDIM)
+    return InvalidArgument("ndim is " + Str(ndim) + " but must be 0.." +
+                           Str(WEFT_MAX_TENSOR_NDIM));
+  if (ndim > 0) WEFT_REQUIRE(global_shape);
+  WEFT_REQUIRE(placements);
+  Layout::Spec spec;
+  spec.mesh = mesh->mesh;
+  if (ndim > 0) spec.shape.assign(global_shape, global_shape + ndim);
+  spec.dtype = weft::DType{dtype.code, dtype.bits, dtype.lanes};
+  for (int32_t m = 0; m < mesh->mesh->ndim(); ++m) {
+    WEFT_ASSIGN_OR_RETURN(Placement p, ToPlacement(placements[m], size_t(m)));
+    spec.placements.push_back(p);
+  }
+  if (split_sizes != nullptr) {
+    for (int32_t d = 0; d < ndim; ++d) {
+      if (split_sizes[d] == nullptr) {
+        spec.splits.emplace_back(std::nullopt);
+        continue;
+      }
+      if (split_counts == nullptr)
+        return InvalidArgument("split_counts is NULL but split_sizes[" + Str(d) + "] is not");
+      if (split_counts[d] < 0 || split_counts[d] > INT32_MAX)
+        return InvalidArgument("split_counts[" + Str(d) + "] is " + Str(split_counts[d]) +
+                               " but must be 0.." + Str(INT32_MAX));
+      spec.splits.emplace_back(std::vector<int64_t>(split_sizes[d],
+                                                    split_sizes[d] + split_counts[d]));
+    }
+  }
+  WEFT_ASSIGN_OR_RETURN(auto layout, Layout::Create(std::move(spec)));
+  *out = std::make_unique<weft_layout>(weft_layout{std::move(layout)}).release();
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+weft_status_t weft_layout_create(const weft_mesh_t* mesh, int32_t ndim,
+                                 const int64_t* global_shape, DLDataType dtype,
+                                 const weft_placement_t* placements, weft_layout_t** layout) {
+  return Guard(__func__, [&] {
+    return CreateLayout(mesh, ndim, global_shape, dtype, placements, nullptr, nullptr, layout);
+  });
+}
+
+weft_status_t weft_layout_create_ragged(const weft_mesh_t* mesh, int32_t ndim,
+                                        const int64_t* global_shape, DLDataType dtype,
+                                        const weft_placement_t* placements,
+                                        const int64_t* const* split_sizes,
+                                        const int64_t* split_counts, weft_layout_t** layout) {
+  return Guard(__func__, [&] {
+    return CreateLayout(mesh, ndim, global_shape, dtype, placements, split_sizes, split_counts,
+                        layout);
+  });
+}
+
+weft_status_t weft_layout_local_shape(const weft_layout_t* layout, int32_t rank, int64_t* shape,
+                                      int64_t* offset) {
+  // The hot metadata query: no allocation on the success path.
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    const Layout& l = *layout->layout;
+    if (l.ndim() > 0) WEFT_REQUIRE(shape);
+    if (rank < 0) return InvalidArgument("rank is " + Str(rank) + " but must be >= 0");
+    int64_t scratch[WEFT_MAX_TENSOR_NDIM];
+    l.LocalBlock(rank, shape, offset != nullptr ? offset : scratch);
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_destroy(weft_layout_t* layout) {
+  return Guard(__func__, [&] {
+    std::unique_ptr<weft_layout> owned(layout);
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_ndim(const weft_layout_t* layout, int32_t* ndim) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    WEFT_REQUIRE(ndim);
+    *ndim = layout->layout->ndim();
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_global_shape(const weft_layout_t* layout, int64_t* shape) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    if (layout->layout->ndim() > 0) WEFT_REQUIRE(shape);
+    for (int32_t d = 0; d < layout->layout->ndim(); ++d) shape[d] = layout->layout->shape()[d];
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_dtype(const weft_layout_t* layout, DLDataType* dtype) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    WEFT_REQUIRE(dtype);
+    const weft::DType t = layout->layout->dtype();
+    *dtype = DLDataType{t.code, t.bits, t.lanes};
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_placements(const weft_layout_t* layout, weft_placement_t* placements) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    WEFT_REQUIRE(placements);
+    const auto& ps = layout->layout->placements();
+    for (size_t m = 0; m < ps.size(); ++m) placements[m] = FromPlacement(ps[m]);
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_split_sizes(const weft_layout_t* layout, int32_t dim, int64_t* sizes,
+                                      int64_t len, int64_t* count) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    WEFT_REQUIRE(count);
+    const Layout& l = *layout->layout;
+    if (dim < 0 || dim >= l.ndim())
+      return InvalidArgument("dim is " + Str(dim) + " but the tensor has " + Str(l.ndim()) +
+                             " dims");
+    *count = l.split(dim).pieces;
+    if (sizes == nullptr && len == 0) return Status::Ok();
+    WEFT_REQUIRE(sizes);
+    if (len < *count)
+      return InvalidArgument("len is " + Str(len) + " but dim " + Str(dim) + " has " +
+                             Str(*count) + " pieces (see *count)");
+    const std::vector<int64_t> resolved = l.ResolvedSizes(dim);
+    for (size_t i = 0; i < resolved.size(); ++i) sizes[i] = resolved[i];
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_equal(const weft_layout_t* a, const weft_layout_t* b,
+                                int32_t* equal) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(a);
+    WEFT_REQUIRE(b);
+    WEFT_REQUIRE(equal);
+    *equal = a->layout->SameAs(*b->layout) ? 1 : 0;
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_layout_describe(const weft_layout_t* layout, char* buf, size_t len,
+                                   size_t* needed) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(layout);
+    return weft::api::WriteText(layout->layout->Describe(), buf, len, needed);
+  });
+}
+
+}  // extern "C"
