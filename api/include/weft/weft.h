@@ -7,5 +7,8 @@
 #include "weft/types.h"
 #include "weft/mesh.h"
 #include "weft/layout.h"
+#include "weft/context.h"
+#include "weft/work.h"
+#include "weft/collectives.h"
 
 #endif /* WEFT_WEFT_H_ */

@@ -1,0 +1,76 @@
+/* Weft C ABI: contexts (SPEC §6.3, §8, §10).
+ *
+ * A context is this process's membership in a world of ranks: its rank, the bootstrap store
+ * (hosted by rank 0), the backend plugin and the connections. Creating and destroying one is
+ * collective over the world.
+ *
+ * Threads: several threads may call into one context if every rank issues each
+ * communicator's operations in the same order. weft_context_abort may be called from any
+ * thread at any time.
+ */
+#ifndef WEFT_CONTEXT_H_
+#define WEFT_CONTEXT_H_
+
+#include "weft/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weft_context_options {
+  uint32_t struct_size;
+  int32_t rank;       /* -1: from the environment */
+  int32_t world_size; /* -1: from the environment */
+  int32_t store_port; /* -1: from the environment */
+  const char* store_host; /* NULL: from the environment */
+  /* A backend name ("gloo", "ucx", "self") or a plugin path; NULL: WEFT_BACKEND, else gloo
+   * when the world has more than one rank and self otherwise. */
+  const char* backend;
+  /* Default deadline of every operation; 0: WEFT_TIMEOUT_MS, else 300000 (5 minutes). */
+  int64_t timeout_ms;
+  /* Deadline of creation (store connection and rendezvous); 0: WEFT_CONNECT_TIMEOUT_MS, else
+   * 60000. */
+  int64_t connect_timeout_ms;
+} weft_context_options_t;
+
+#define WEFT_CONTEXT_OPTIONS_INIT {sizeof(weft_context_options_t), -1, -1, -1, NULL, NULL, 0, 0}
+
+/* Joins the world. opts NULL (or fields left at their defaults) reads the environment, first
+ * match winning: explicit options, WEFT_RANK/WEFT_WORLD_SIZE/WEFT_STORE, torchrun, Open MPI /
+ * PMI, Slurm, a single process. Rank 0 hosts the store. Blocks until every rank has joined and
+ * the world communicator is connected, or the connect deadline.
+ * Errors: INVALID_ARGUMENT (bad options or environment, naming the variable),
+ * NOT_AVAILABLE (no store address, no plugin), VERSION_MISMATCH (plugin built for another
+ * ABI), INVALID_USAGE (inconsistent world: a duplicate rank or a disagreeing world size, on
+ * every rank, naming the ranks), TIMEOUT, PEER_FAILURE. */
+WEFT_API weft_status_t weft_context_create(const weft_context_options_t* opts,
+                                           weft_context_t** ctx);
+
+/* Leaves the world: waits for the context's pending work, then (collectively, within the
+ * context's deadline) for every rank to arrive, closes the connections and releases
+ * everything. Rank 0 keeps the store up until every rank has left. NULL is accepted. After a
+ * failure or abort it skips waiting for peers that are gone. */
+WEFT_API weft_status_t weft_context_destroy(weft_context_t* ctx);
+
+WEFT_API weft_status_t weft_context_rank(const weft_context_t* ctx, int32_t* rank);
+WEFT_API weft_status_t weft_context_world_size(const weft_context_t* ctx, int32_t* world_size);
+/* The backend's name ("gloo"), as text (buf, len, needed). */
+WEFT_API weft_status_t weft_context_backend_name(const weft_context_t* ctx, char* buf,
+                                                 size_t len, size_t* needed);
+
+/* Aborts every operation of the context: blocked calls return WEFT_ERR_ABORTED, later ones
+ * fail at once. Any thread, any time, idempotent. The context must then be destroyed. */
+WEFT_API weft_status_t weft_context_abort(weft_context_t* ctx);
+
+/* The sticky error of the context: *status is WEFT_OK while healthy, else the first failure
+ * (PEER_FAILURE with *failed_rank the dead rank, ABORTED, ...). The message is text
+ * (buf, len, needed); buf may be NULL with len 0 to ask only for status and rank. */
+WEFT_API weft_status_t weft_context_error(const weft_context_t* ctx, weft_status_t* status,
+                                          int32_t* failed_rank, char* buf, size_t len,
+                                          size_t* needed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_CONTEXT_H_ */

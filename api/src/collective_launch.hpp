@@ -1,0 +1,37 @@
+// The common path of every communicating C call: resolve the group (a mesh dim's or the
+// world), check the per-call options, validate this rank's buffers (publishing a rejection to
+// the peers, SPEC §6.4), then run the operation through the context's ordered executor,
+// blocking or as work.
+#pragma once
+
+#include <functional>
+
+#include "api/src/context.hpp"
+#include "weft/collectives.h"
+
+namespace weft::api {
+
+using CommOp = std::function<Status(backends::Communicator&, const backends::OpArgs&)>;
+
+struct GroupInfo {
+  std::vector<int32_t> ranks;  // group order
+  int32_t index = 0;           // this rank's position
+  int32_t size() const { return static_cast<int32_t>(ranks.size()); }
+};
+
+// `prepare` validates this rank's arguments for the group and returns the op to run; its
+// errors are per-rank and get published. The device of the buffers goes into OpArgs.
+Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
+              const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
+              const std::function<Result<CommOp>(const GroupInfo&)>& prepare);
+
+// Point-to-point with a work handle: the request is posted in issue order on this thread and
+// the work completes with the backend's request, so a receive posted before a send cannot
+// hold the send back. `post` returns the posted request.
+using PostOp = std::function<Result<std::unique_ptr<backends::Communicator::Request>>(
+    backends::Communicator&, const backends::OpArgs&)>;
+Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                    void* stream, const weft_call_options_t* opts, weft_work_t** work,
+                    DLDevice device, const std::function<Result<PostOp>(const GroupInfo&)>& prepare);
+
+}  // namespace weft::api

@@ -1,0 +1,305 @@
+// extern "C" layer for the collectives and point-to-point calls: argument checks per call,
+// then Launch (collective_launch.cpp) does the rest.
+#include <string>
+#include <vector>
+
+#include "api/src/buffer_check.hpp"
+#include "api/src/collective_launch.hpp"
+#include "api/src/guard.hpp"
+
+using weft::InvalidArgument;
+using weft::Result;
+using weft::Status;
+using weft::api::Buffer;
+using weft::api::CheckBuffer;
+using weft::api::CommOp;
+using weft::api::GroupInfo;
+using weft::api::Guard;
+using weft::api::Launch;
+using weft::backends::Communicator;
+using weft::backends::OpArgs;
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+Result<weft::ReduceOp> CheckOp(int32_t op, weft::DType t) {
+  if (op < 0 || op >= weft::kNumReduceOps)
+    return InvalidArgument("op is " + Str(op) + " but must be WEFT_REDUCE_SUM..WEFT_REDUCE_PROD");
+  std::string why;
+  if (!weft::ReduceValidFor(static_cast<weft::ReduceOp>(op), t, &why))
+    return InvalidArgument("op " + std::string(weft::ReduceOpName(weft::ReduceOp(op))) +
+                           " on dtype " + weft::DTypeName(t) + ": " + why);
+  return static_cast<weft::ReduceOp>(op);
+}
+
+Result<std::pair<Buffer, Buffer>> Pair(const DLTensor* send, const DLTensor* recv) {
+  WEFT_ASSIGN_OR_RETURN(Buffer s, CheckBuffer(send, "send"));
+  WEFT_ASSIGN_OR_RETURN(Buffer r, CheckBuffer(recv, "recv"));
+  WEFT_RETURN_IF_ERROR(weft::api::CheckSameType(s, "send", r, "recv"));
+  WEFT_RETURN_IF_ERROR(weft::api::CheckNoOverlap(s, "send", r, "recv"));
+  return std::make_pair(s, r);
+}
+
+Status SizeIs(const Buffer& b, const char* name, int64_t expect, const std::string& why) {
+  if (b.numel != expect)
+    return InvalidArgument(std::string(name) + " has " + Str(b.numel) + " elements but " + why +
+                           " needs " + Str(expect));
+  return Status::Ok();
+}
+
+// Counts (and optional displacements) of a v-collective, checked against a buffer.
+Result<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> Counts(
+    const int64_t* counts, const int64_t* displs, int32_t n, const Buffer& buf,
+    const char* counts_name, const char* displs_name, const char* buf_name) {
+  if (!counts) return InvalidArgument(std::string(counts_name) + " is NULL");
+  std::vector<uint64_t> c(n), d(n);
+  int64_t packed = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    const int64_t di = displs ? displs[i] : packed;
+    if (counts[i] < 0 || di < 0 || di > buf.numel || counts[i] > buf.numel - di)
+      return InvalidArgument(std::string(counts[i] < 0 ? counts_name : displs_name) + "[" +
+                             Str(i) + "] puts block " + Str(i) + " (" + Str(counts[i]) +
+                             " elements at " + Str(di) + ") outside " + buf_name + " (" +
+                             Str(buf.numel) + " elements)");
+    c[i] = static_cast<uint64_t>(counts[i]);
+    d[i] = static_cast<uint64_t>(di);
+    packed += counts[i];
+  }
+  return std::make_pair(std::move(c), std::move(d));
+}
+
+DLDevice Dev(const DLTensor* t) { return t ? t->device : DLDevice{kDLCPU, 0}; }
+
+}  // namespace
+
+extern "C" {
+
+weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                             const DLTensor* send, DLTensor* recv, int32_t op,
+                             WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo&) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
+                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+                    return CommOp([b, o](Communicator& c, const OpArgs& a) {
+                      return c.Allreduce(b.first.data, b.second.data, b.first.numel,
+                                         b.first.dtype, o, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                             const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(),
+                                                "allgather over " + Str(g.size()) + " ranks"));
+                    return CommOp([b](Communicator& c, const OpArgs& a) {
+                      return c.Allgather(b.first.data, b.second.data, b.first.numel,
+                                         b.first.dtype, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                              const DLTensor* send, DLTensor* recv, const int64_t* recv_counts,
+                              const int64_t* recv_displs, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_ASSIGN_OR_RETURN(auto cd, Counts(recv_counts, recv_displs, g.size(),
+                                                          b.second, "recv_counts",
+                                                          "recv_displs", "recv"));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", cd.first[g.index],
+                                                "recv_counts[" + Str(g.index) + "]"));
+                    return CommOp([b, cd](Communicator& c, const OpArgs& a) {
+                      return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first,
+                                          cd.second, b.first.dtype, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh,
+                                  int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
+                                  int32_t op, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(),
+                                                "reduce_scatter over " + Str(g.size()) +
+                                                    " ranks"));
+                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+                    return CommOp([b, o](Communicator& c, const OpArgs& a) {
+                      return c.ReduceScatter(b.first.data, b.second.data, b.second.numel,
+                                             b.first.dtype, o, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
+                                   int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
+                                   const int64_t* counts, int32_t op, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_ASSIGN_OR_RETURN(auto cd, Counts(counts, nullptr, g.size(), b.first,
+                                                          "counts", "counts", "send"));
+                    int64_t total = 0;
+                    for (uint64_t x : cd.first) total += static_cast<int64_t>(x);
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", total, "sum(counts)"));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", cd.first[g.index],
+                                                "counts[" + Str(g.index) + "]"));
+                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+                    return CommOp([b, cd, o](Communicator& c, const OpArgs& a) {
+                      return c.ReduceScatterv(b.first.data, b.second.data, cd.first,
+                                              b.first.dtype, o, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                            const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    if (b.first.data == b.second.data && b.first.numel > 0)
+                      return InvalidArgument("alltoall has no in-place form: send is recv");
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "alltoall"));
+                    if (b.first.numel % g.size() != 0)
+                      return InvalidArgument("send has " + Str(b.first.numel) +
+                                             " elements, not a multiple of the group size " +
+                                             Str(g.size()));
+                    const uint64_t per = b.first.numel / g.size();
+                    return CommOp([b, per](Communicator& c, const OpArgs& a) {
+                      return c.Alltoall(b.first.data, b.second.data, per, b.first.dtype, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                             const DLTensor* send, const int64_t* send_counts,
+                             const int64_t* send_displs, DLTensor* recv,
+                             const int64_t* recv_counts, const int64_t* recv_displs,
+                             WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    if (b.first.data == b.second.data && b.first.numel > 0)
+                      return InvalidArgument("alltoallv has no in-place form: send is recv");
+                    WEFT_ASSIGN_OR_RETURN(auto s, Counts(send_counts, send_displs, g.size(),
+                                                         b.first, "send_counts", "send_displs",
+                                                         "send"));
+                    WEFT_ASSIGN_OR_RETURN(auto r, Counts(recv_counts, recv_displs, g.size(),
+                                                         b.second, "recv_counts", "recv_displs",
+                                                         "recv"));
+                    return CommOp([b, s, r](Communicator& c, const OpArgs& a) {
+                      return c.Alltoallv(b.first.data, s.first, s.second, b.second.data,
+                                         r.first, r.second, b.first.dtype, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                             DLTensor* buf, int32_t root, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    if (root < 0 || root >= g.size())
+                      return InvalidArgument("root is " + Str(root) + " but the group has " +
+                                             Str(g.size()) + " members");
+                    WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
+                    return CommOp([b, root](Communicator& c, const OpArgs& a) {
+                      return c.Broadcast(b.data, b.numel, b.dtype, root, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                           WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, DLDevice{kDLCPU, 0},
+                  [&](const GroupInfo&) -> Result<CommOp> {
+                    return CommOp([](Communicator& c, const OpArgs& a) { return c.Barrier(a); });
+                  });
+  });
+}
+
+weft_status_t weft_send(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                        const DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    auto check = [&](const GroupInfo& g) -> Result<Buffer> {
+                    if (peer < 0 || peer >= g.size())
+                      return InvalidArgument("peer is " + Str(peer) + " but the group has " +
+                                             Str(g.size()) + " members");
+                    if (tag < 0 || tag > INT32_MAX)
+                      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
+                    return CheckBuffer(buf, "buf");
+    };
+    if (work)
+      return weft::api::LaunchPosted(
+          ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+          [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
+            WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+            return weft::api::PostOp([b, peer, tag](Communicator& c, const OpArgs& a) {
+              return c.PostSend(b.data, b.bytes(), peer, tag, a);
+            });
+          });
+    return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+                    return CommOp([b, peer, tag](Communicator& c, const OpArgs& a) {
+                      return c.Send(b.data, b.numel, b.dtype, peer, tag, a);
+                    });
+                  });
+  });
+}
+
+weft_status_t weft_recv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                        DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    auto check = [&](const GroupInfo& g) -> Result<Buffer> {
+                    if (peer < 0 || peer >= g.size())
+                      return InvalidArgument("peer is " + Str(peer) + " but the group has " +
+                                             Str(g.size()) + " members");
+                    if (tag < 0 || tag > INT32_MAX)
+                      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
+                    return CheckBuffer(buf, "buf");
+    };
+    if (work)
+      return weft::api::LaunchPosted(
+          ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+          [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
+            WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+            return weft::api::PostOp([b, peer, tag](Communicator& c, const OpArgs& a) {
+              return c.PostRecv(b.data, b.bytes(), peer, tag, a);
+            });
+          });
+    return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+                    return CommOp([b, peer, tag](Communicator& c, const OpArgs& a) {
+                      return c.Recv(b.data, b.numel, b.dtype, peer, tag, a);
+                    });
+                  });
+  });
+}
+
+}  // extern "C"

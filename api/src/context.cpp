@@ -1,0 +1,190 @@
+#include "api/src/context.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "backends/bootstrap/store_client.hpp"
+#include "backends/bootstrap/store_server.hpp"
+#include "backends/env/launch_env.hpp"
+#include "common/log.hpp"
+
+namespace weft::api {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t EnvMs(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long long ms = std::strtoll(v, &end, 10);
+  return (end && *end == '\0' && ms != 0) ? ms : fallback;
+}
+
+std::string Identity() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + ":" + std::to_string(getpid());
+}
+
+}  // namespace
+
+Clock::time_point Context::Deadline(int64_t ms) const {
+  if (ms < 0) return Clock::time_point::max();
+  return Clock::now() + std::chrono::milliseconds(ms);
+}
+
+Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
+  std::unique_ptr<Context> ctx(new Context());
+  WEFT_RETURN_IF_ERROR(ctx->Bootstrap(opts));
+  WEFT_RETURN_IF_ERROR(ctx->LoadBackend(opts));
+  if (ctx->world_size_ > 1) {
+    // Connect the world now, so that a broken launch fails here and not in the first op.
+    std::vector<int32_t> world(ctx->world_size_);
+    for (int32_t r = 0; r < ctx->world_size_; ++r) world[r] = r;
+    auto joined = ctx->Execute(
+        [&]() -> Status {
+          WEFT_ASSIGN_OR_RETURN(auto* comm,
+                                ctx->Group(world, ctx->Deadline(ctx->connect_timeout_ms_)));
+          (void)comm;
+          return Status::Ok();
+        },
+        false);
+    if (!joined.ok()) return joined.status();
+  }
+  WEFT_LOG_DEBUG("context ready: rank {} of {}, backend {}", ctx->rank_, ctx->world_size_,
+                 ctx->backend_name_);
+  return ctx;
+}
+
+Status Context::Bootstrap(const weft_context_options_t* opts) {
+  backends::LaunchOptions lo;
+  if (opts) {
+    lo.rank = opts->rank;
+    lo.world_size = opts->world_size;
+    lo.store_port = opts->store_port;
+    if (opts->store_host) lo.store_host = opts->store_host;
+    if (opts->timeout_ms != 0) timeout_ms_ = opts->timeout_ms;
+    if (opts->connect_timeout_ms != 0) connect_timeout_ms_ = opts->connect_timeout_ms;
+  }
+  if (!opts || opts->timeout_ms == 0) timeout_ms_ = EnvMs("WEFT_TIMEOUT_MS", timeout_ms_);
+  if (!opts || opts->connect_timeout_ms == 0)
+    connect_timeout_ms_ = EnvMs("WEFT_CONNECT_TIMEOUT_MS", connect_timeout_ms_);
+  WEFT_ASSIGN_OR_RETURN(backends::LaunchEnv env,
+                        backends::DetectLaunchEnv(lo, [](const char* n) { return std::getenv(n); }));
+  rank_ = env.rank;
+  world_size_ = env.world_size;
+  local_rank_ = env.local_rank;
+  local_world_size_ = env.local_world_size;
+  log::SetRank(rank_);
+  if (world_size_ == 1) return Status::Ok();
+  if (env.hosts_store()) {
+    // Bind where the others will connect: every interface unless the address is loopback.
+    const bool loopback = env.store_host.rfind("127.", 0) == 0 || env.store_host == "localhost";
+    WEFT_ASSIGN_OR_RETURN(server_, backends::bootstrap::StoreServer::Start(
+                                       loopback ? "127.0.0.1" : "0.0.0.0", env.store_port));
+  }
+  WEFT_RETURN_IF_ERROR(ConnectStore(env.store_host, env.store_port));
+  return Rendezvous();
+}
+
+Status Context::ConnectStore(const std::string& host, uint16_t port) {
+  const auto deadline = Deadline(connect_timeout_ms_);
+  WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline));
+  return store_->Register(
+      rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); },
+      deadline);
+}
+
+// Every rank claims its rank number and checks the world size against rank 0's, so that a
+// broken launch fails fast on every rank with a message naming the ranks involved.
+Status Context::Rendezvous() {
+  const auto deadline = Deadline(connect_timeout_ms_);
+  const std::string me = Identity();
+  const std::string claim = "init/rank/" + std::to_string(rank_);
+  WEFT_ASSIGN_OR_RETURN(std::string owner, store_->CompareSet(claim, std::nullopt, me, deadline));
+  std::string problem;
+  if (owner != me)
+    problem = "rank " + std::to_string(rank_) + " is claimed twice: by " + owner + " and by " + me;
+  if (rank_ == 0)
+    WEFT_RETURN_IF_ERROR(store_->Set("init/world_size", std::to_string(world_size_), deadline));
+  WEFT_ASSIGN_OR_RETURN(std::string ws, store_->Get("init/world_size", deadline));
+  if (problem.empty() && ws != std::to_string(world_size_))
+    problem = "rank " + std::to_string(rank_) + " was launched with a world size of " +
+              std::to_string(world_size_) + " but rank 0 with " + ws;
+  if (!problem.empty()) {
+    (void)store_->Publish("init/error", problem, deadline);
+    return InvalidUsage("inconsistent world: " + problem);
+  }
+  WEFT_ASSIGN_OR_RETURN(int64_t joined, store_->Add("init/joined", 1, deadline));
+  if (joined == world_size_) WEFT_RETURN_IF_ERROR(store_->Set("init/ready", "1", deadline));
+  // Wait for "ready" in short slices so that another rank's "init/error" ends the wait.
+  while (true) {
+    const auto slice = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+    Status s = store_->Wait({"init/ready"}, slice);
+    if (s.ok()) break;
+    WEFT_ASSIGN_OR_RETURN(bool err, store_->Check({"init/error"}, deadline));
+    if (err) {
+      WEFT_ASSIGN_OR_RETURN(std::string msg, store_->Get("init/error", deadline));
+      return InvalidUsage("inconsistent world: " + msg);
+    }
+    if (s.code() != Code::kTimeout || Clock::now() >= deadline)
+      return Status(s.code(), "waiting for all " + std::to_string(world_size_) +
+                                  " ranks to join (" + std::to_string(joined) +
+                                  " had when this rank joined): " + s.message());
+  }
+  return Status::Ok();
+}
+
+Status Context::LoadBackend(const weft_context_options_t* opts) {
+  std::string name;
+  if (opts && opts->backend) name = opts->backend;
+  if (name.empty()) {
+    const char* env = std::getenv("WEFT_BACKEND");
+    name = env && *env ? env : (world_size_ > 1 ? "gloo" : "self");
+  }
+  const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
+  WEFT_ASSIGN_OR_RETURN(auto plugin,
+                        backends::LoadBackendPlugin(name, disabled ? disabled : ""));
+  backends::Backend::Args args{rank_, world_size_, local_rank_, local_world_size_, timeout_ms_,
+                               store_.get()};
+  WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin), args));
+  backend_name_ = backend_->name();
+  return Status::Ok();
+}
+
+Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks,
+                                              Clock::time_point deadline) {
+  std::string key = "comm/" + std::to_string(ranks.size());
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the ordered rank list
+  int32_t me = -1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    h = (h ^ static_cast<uint32_t>(ranks[i])) * 1099511628211ull;
+    if (ranks[i] == rank_) me = static_cast<int32_t>(i);
+  }
+  if (me < 0) return InvalidUsage("rank " + std::to_string(rank_) + " is not in the group");
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  key += "-" + std::string(hex);
+  std::lock_guard<std::mutex> lock(comms_mu_);
+  auto it = comms_.find(key);
+  if (it != comms_.end()) return it->second.get();
+  int64_t ms = -1;
+  if (deadline != Clock::time_point::max())
+    ms = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  deadline - Clock::now()).count());
+  weft_bk_comm_t* raw = nullptr;
+  backends::TakePluginError();
+  const weft_status_t s = backend_->table().comm_create(
+      backend_->state(), ranks.data(), static_cast<int32_t>(ranks.size()), me,
+      (key + "/").c_str(), ms, &raw);
+  if (s != WEFT_OK) return backend_->Error(s, "comm_create");
+  auto comm = std::make_unique<backends::Communicator>(*backend_, raw, ranks, me);
+  backends::Communicator* out = comm.get();
+  comms_.emplace(key, std::move(comm));
+  return out;
+}
+
+}  // namespace weft::api

@@ -1,0 +1,98 @@
+// A process's membership in a world (SPEC §6.3, §8, §10): the launch environment, the
+// bootstrap store (hosted here on rank 0) with this rank's liveness channel, the backend
+// plugin, the communicators of the groups in use, the ordered executor that runs operations
+// inline or in the background, and the sticky error.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/src/work.hpp"
+#include "backends/host/backend.hpp"
+#include "backends/host/communicator.hpp"
+#include "common/result.hpp"
+#include "weft/context.h"
+
+namespace weft::backends::bootstrap {
+class StoreServer;
+class StoreClient;
+}  // namespace weft::backends::bootstrap
+
+namespace weft::api {
+
+class Context {
+ public:
+  static Result<std::unique_ptr<Context>> Create(const weft_context_options_t* opts);
+  ~Context();
+
+  // The collective part of destruction: drain, meet every rank, leave the store.
+  Status Leave();
+
+  int32_t rank() const { return rank_; }
+  int32_t world_size() const { return world_size_; }
+  const std::string& backend_name() const { return backend_name_; }
+  int64_t timeout_ms() const { return timeout_ms_; }
+
+  // The communicator of the group `ranks` (group order), created on first use by its members.
+  // Call only from inside an operation run by Execute.
+  Result<backends::Communicator*> Group(const std::vector<int32_t>& ranks,
+                                        std::chrono::steady_clock::time_point deadline);
+
+  // Runs `op` after every operation issued before it: now, on this thread, when `async` is
+  // false; otherwise on the background thread, with the returned state completed after.
+  Result<std::shared_ptr<WorkState>> Execute(std::function<Status()> op, bool async);
+
+  // Marks the context failed (first call wins) and makes the backend drop pending work.
+  void Abort(Status why, int32_t failed_rank);
+  Status sticky_error() const;
+  int32_t failed_rank() const;
+  // SPEC §6.4: this rank rejected its own arguments; tell the peers, who abort.
+  void PublishLocalFailure(const std::string& message);
+
+ private:
+  Context() = default;
+  Status Bootstrap(const weft_context_options_t* opts);
+  Status ConnectStore(const std::string& host, uint16_t port);
+  Status Rendezvous();
+  Status LoadBackend(const weft_context_options_t* opts);
+  void OnStoreEvent(const std::string& key, const std::string& value);
+  void WorkerLoop();
+  std::chrono::steady_clock::time_point Deadline(int64_t ms) const;
+
+  int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
+  int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
+  std::string backend_name_;
+
+  std::unique_ptr<backends::bootstrap::StoreServer> server_;
+  std::unique_ptr<backends::bootstrap::StoreClient> store_;
+  std::unique_ptr<backends::Backend> backend_;
+  std::map<std::string, std::unique_ptr<backends::Communicator>> comms_;
+  std::mutex comms_mu_;
+
+  // Ordered execution: each operation takes a ticket and runs when its turn comes.
+  std::mutex exec_mu_;
+  std::condition_variable exec_cv_;
+  uint64_t next_ticket_ = 0, now_serving_ = 0;
+  std::deque<std::function<void()>> background_;
+  std::thread worker_;
+  bool stopping_ = false;
+
+  mutable std::mutex error_mu_;
+  Status sticky_;
+  int32_t failed_rank_ = -1;
+  std::atomic<bool> failed_{false};
+};
+
+}  // namespace weft::api
+
+struct weft_context {
+  std::unique_ptr<weft::api::Context> impl;
+};

@@ -1,0 +1,158 @@
+// Ordered execution, failure propagation and teardown of a Context.
+#include <string>
+
+#include "api/src/context.hpp"
+#include "backends/bootstrap/store_client.hpp"
+#include "backends/bootstrap/store_server.hpp"
+#include "common/log.hpp"
+
+namespace weft::api {
+namespace {
+using Clock = std::chrono::steady_clock;
+
+// An operation failing because the context failed reports the context's failure, which
+// names the rank, rather than whatever the transport saw of it.
+Status Explain(const Context& ctx, Status s) {
+  if (s.ok()) return s;
+  const Status sticky = ctx.sticky_error();
+  return sticky.ok() ? s : sticky;
+}
+}  // namespace
+
+Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, bool async) {
+  auto work = std::make_shared<WorkState>();
+  std::unique_lock<std::mutex> lock(exec_mu_);
+  const uint64_t ticket = next_ticket_++;
+  auto run = [this, op = std::move(op), work, ticket] {
+    {
+      std::unique_lock<std::mutex> turn(exec_mu_);
+      exec_cv_.wait(turn, [&] { return now_serving_ == ticket; });
+    }
+    Status s = sticky_error();
+    if (s.ok()) s = Explain(*this, op());
+    work->Complete(s);
+    std::lock_guard<std::mutex> done(exec_mu_);
+    now_serving_ = ticket + 1;
+    exec_cv_.notify_all();
+  };
+  if (async) {
+    if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+    background_.push_back(std::move(run));
+    exec_cv_.notify_all();
+    return work;
+  }
+  lock.unlock();
+  run();
+  const Status s = work->Wait(0);
+  if (!s.ok()) return s;
+  return work;
+}
+
+void Context::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(exec_mu_);
+  while (true) {
+    exec_cv_.wait(lock, [&] { return stopping_ || !background_.empty(); });
+    if (background_.empty()) return;  // stopping with nothing left
+    auto task = std::move(background_.front());
+    background_.pop_front();
+    // The task waits for its ticket, so it runs after every inline operation issued before it.
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+void Context::Abort(Status why, int32_t failed_rank) {
+  {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (failed_) return;
+    sticky_ = why;
+    failed_rank_ = failed_rank;
+    failed_ = true;
+  }
+  WEFT_LOG_ERROR("{}", why.message());
+  if (backend_)
+    backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()),
+                            failed_rank, why.message().c_str());
+}
+
+Status Context::sticky_error() const {
+  if (!failed_) return Status::Ok();
+  std::lock_guard<std::mutex> lock(error_mu_);
+  return sticky_;
+}
+
+int32_t Context::failed_rank() const {
+  std::lock_guard<std::mutex> lock(error_mu_);
+  return failed_rank_;
+}
+
+void Context::OnStoreEvent(const std::string& key, const std::string& value) {
+  // Runs on the store client's event thread: record and abort, nothing blocking.
+  if (key == "failed/<store>") {
+    Abort(Status(Code::kPeerFailure,
+                 "rank 0 failed: lost the store it hosted (" + value + ")"), 0);
+  } else if (key.rfind("failed/", 0) == 0) {
+    const int32_t r = std::atoi(key.c_str() + 7);
+    if (r != rank_)
+      Abort(Status(Code::kPeerFailure, "rank " + std::to_string(r) + " failed (" + value + ")"),
+            r);
+  } else if (key.rfind("opfail/", 0) == 0) {
+    const int32_t r = std::atoi(key.c_str() + 7);
+    if (r != rank_)
+      Abort(Status(Code::kAborted,
+                   "rank " + std::to_string(r) + " rejected its arguments: " + value), r);
+  }
+}
+
+void Context::PublishLocalFailure(const std::string& message) {
+  if (world_size_ == 1 || !store_) return;
+  (void)store_->Publish("opfail/" + std::to_string(rank_), message,
+                        Clock::now() + std::chrono::seconds(1));
+  // Peers' matching operation fails and their connections to this rank go down with it, so
+  // this context is no longer usable either.
+  Abort(Status(Code::kAborted, "this rank rejected its arguments: " + message), rank_);
+}
+
+Status Context::Leave() {
+  const auto deadline = Deadline(timeout_ms_);
+  // Wait for every issued operation (inline or background) to finish.
+  {
+    std::unique_lock<std::mutex> lock(exec_mu_);
+    const uint64_t last = next_ticket_;
+    if (!exec_cv_.wait_until(lock, deadline, [&] { return now_serving_ == last; }))
+      Abort(Status(Code::kTimeout, "weft_context_destroy: pending work passed the deadline"), -1);
+  }
+  Status result;
+  if (store_ && !failed_) {
+    // Meet every rank before closing connections so no peer sees this rank vanish mid-op.
+    auto arrived = store_->Add("destroy/arrived", 1, deadline);
+    if (arrived.ok() && *arrived == world_size_)
+      (void)store_->Set("destroy/all", "1", deadline);
+    result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
+    if (!failed_) result = Explain(*this, result);
+  }
+  comms_.clear();
+  backend_.reset();
+  if (store_) {
+    if (!failed_) (void)store_->Leave(deadline);
+    store_->Close();
+  }
+  if (server_) server_->WaitAllLeft(world_size_, deadline);
+  return result;
+}
+
+Context::~Context() {
+  {
+    std::lock_guard<std::mutex> lock(exec_mu_);
+    stopping_ = true;
+  }
+  exec_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  comms_.clear();
+  backend_.reset();
+  if (store_) store_->Close();
+  if (server_) server_->Stop();
+}
+
+}  // namespace weft::api

@@ -1,0 +1,33 @@
+#include "api/src/work.hpp"
+
+namespace weft::api {
+
+void WorkState::Complete(Status s) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = std::move(s);
+    done_ = true;
+  }
+  cv_.notify_all();
+}
+
+void WorkState::Delegate(std::function<Status(int64_t)> wait) { delegate_ = std::move(wait); }
+
+bool WorkState::done() const {
+  if (delegate_) return delegate_(0).code() != Code::kInProgress;
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_;
+}
+
+Status WorkState::Wait(int64_t timeout_ms) const {
+  if (delegate_) return delegate_(timeout_ms);
+  std::unique_lock<std::mutex> lock(mu_);
+  if (timeout_ms < 0) {
+    cv_.wait(lock, [&] { return done_; });
+  } else if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return done_; })) {
+    return Status(Code::kInProgress, "");
+  }
+  return status_;
+}
+
+}  // namespace weft::api

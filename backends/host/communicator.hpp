@@ -1,0 +1,102 @@
+// The host's view of one group's communicator: the plugin's native ops where it has them,
+// Weft's compositions over its send/recv where it does not (SPEC §6.6), and avg composed from
+// a float64 sum (SPEC §2.4). Counts and displacements are in elements.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backends/host/backend.hpp"
+#include "common/dtype.hpp"
+#include "common/result.hpp"
+
+namespace weft::backends {
+
+struct OpArgs {
+  DLDevice device{kDLCPU, 0};
+  void* stream = nullptr;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+};
+
+class Communicator {
+ public:
+  Communicator(Backend& backend, weft_bk_comm_t* comm, std::vector<int32_t> ranks,
+               int32_t index);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int32_t size() const { return static_cast<int32_t>(ranks_.size()); }
+  int32_t index() const { return index_; }
+  const std::vector<int32_t>& ranks() const { return ranks_; }
+
+  Status Allreduce(const void* send, void* recv, uint64_t count, DType t, ReduceOp op,
+                   const OpArgs& a);
+  Status Allgather(const void* send, void* recv, uint64_t count, DType t, const OpArgs& a);
+  Status Allgatherv(const void* send, uint64_t send_count, void* recv,
+                    std::span<const uint64_t> counts, std::span<const uint64_t> displs, DType t,
+                    const OpArgs& a);
+  Status ReduceScatter(const void* send, void* recv, uint64_t count, DType t, ReduceOp op,
+                       const OpArgs& a);
+  Status ReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts, DType t,
+                        ReduceOp op, const OpArgs& a);
+  Status Alltoall(const void* send, void* recv, uint64_t count, DType t, const OpArgs& a);
+  Status Alltoallv(const void* send, std::span<const uint64_t> send_counts,
+                   std::span<const uint64_t> send_displs, void* recv,
+                   std::span<const uint64_t> recv_counts, std::span<const uint64_t> recv_displs,
+                   DType t, const OpArgs& a);
+  Status Broadcast(void* buf, uint64_t count, DType t, int32_t root, const OpArgs& a);
+  Status Barrier(const OpArgs& a);
+  Status Send(const void* buf, uint64_t count, DType t, int32_t peer, int64_t tag,
+              const OpArgs& a);
+  Status Recv(void* buf, uint64_t count, DType t, int32_t peer, int64_t tag, const OpArgs& a);
+
+  // Asynchronous point-to-point for the compositions: post, then wait all.
+  class Request;
+  Result<std::unique_ptr<Request>> PostSend(const void* buf, uint64_t bytes, int32_t peer,
+                                            int64_t tag, const OpArgs& a);
+  Result<std::unique_ptr<Request>> PostRecv(void* buf, uint64_t bytes, int32_t peer, int64_t tag,
+                                            const OpArgs& a);
+  Status WaitAll(std::span<std::unique_ptr<Request>> reqs, const OpArgs& a);
+  // Waits up to timeout_ms (< 0: until the op's deadline) for one request: kInProgress when
+  // that wait elapsed first, kTimeout when the op's deadline passed.
+  Status WaitOne(Request& req, int64_t timeout_ms, const OpArgs& a);
+
+  // Tag for the next composed operation; every member computes the same sequence.
+  int64_t NextInternalTag();
+
+ private:
+  weft_bk_op_t BkArgs(const OpArgs& a);
+  Status Check(weft_status_t s, const char* op) const;
+  Status AvgAllreduce(const void* send, void* recv, uint64_t count, DType t, const OpArgs& a);
+  Status AvgReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts,
+                           DType t, const OpArgs& a);
+
+  Backend& backend_;
+  weft_bk_comm_t* comm_;
+  std::vector<int32_t> ranks_;
+  int32_t index_;
+  uint64_t seq_ = 0;
+  int64_t internal_tag_ = 0;
+};
+
+class Communicator::Request {
+ public:
+  Request(const weft_backend_plugin_t& t, weft_bk_request_t* r) : table_(t), req_(r) {}
+  ~Request() {
+    if (req_) table_.request_free(req_);
+  }
+  weft_bk_request_t* get() const { return req_; }
+
+ private:
+  const weft_backend_plugin_t& table_;
+  weft_bk_request_t* req_;
+};
+
+// User tags of weft_send/weft_recv live below this; composed ops use tags above it.
+inline constexpr int64_t kInternalTagBase = int64_t{1} << 40;
+
+}  // namespace weft::backends

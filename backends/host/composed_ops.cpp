@@ -1,0 +1,141 @@
+#include "backends/host/composed_ops.hpp"
+
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "backends/reduce/reduce.hpp"
+
+namespace weft::backends::composed {
+namespace {
+
+using Reqs = std::vector<std::unique_ptr<Communicator::Request>>;
+
+int32_t Mod(int64_t a, int32_t n) { return static_cast<int32_t>(((a % n) + n) % n); }
+
+// One ring step: send [sbuf, sbytes) right while receiving [rbuf, rbytes) from the left.
+Status Exchange(Communicator& c, const void* sbuf, uint64_t sbytes, int32_t to, void* rbuf,
+                uint64_t rbytes, int32_t from, int64_t tag, const OpArgs& a) {
+  Reqs reqs;
+  WEFT_ASSIGN_OR_RETURN(auto r, c.PostRecv(rbuf, rbytes, from, tag, a));
+  reqs.push_back(std::move(r));
+  WEFT_ASSIGN_OR_RETURN(auto s, c.PostSend(sbuf, sbytes, to, tag, a));
+  reqs.push_back(std::move(s));
+  return c.WaitAll(reqs, a);
+}
+
+}  // namespace
+
+Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* recv,
+                  std::span<const uint64_t> bytes, std::span<const uint64_t> displs,
+                  const OpArgs& a) {
+  const int32_t n = c.size(), me = c.index();
+  char* out = static_cast<char*>(recv);
+  if (send_bytes && out + displs[me] != send) std::memmove(out + displs[me], send, send_bytes);
+  const int64_t tag = c.NextInternalTag();
+  // Step s forwards the block that originated s hops to the left.
+  for (int32_t s = 0; s < n - 1; ++s) {
+    const int32_t sb = Mod(me - s, n), rb = Mod(me - s - 1, n);
+    WEFT_RETURN_IF_ERROR(Exchange(c, out + displs[sb], bytes[sb], Mod(me + 1, n),
+                                  out + displs[rb], bytes[rb], Mod(me - 1, n), tag, a));
+  }
+  return Status::Ok();
+}
+
+Status ReduceScatterv(Communicator& c, const void* send, void* recv,
+                      std::span<const uint64_t> counts, DType t, ReduceOp op, const OpArgs& a) {
+  const int32_t n = c.size(), me = c.index();
+  const uint64_t item = static_cast<uint64_t>(ItemSize(t));
+  std::vector<uint64_t> displ(n + 1, 0);
+  for (int32_t i = 0; i < n; ++i) displ[i + 1] = displ[i] + counts[i];
+  // acc: partial sums of every block; tmp: the block arriving from the left.
+  std::vector<char> acc(static_cast<const char*>(send),
+                        static_cast<const char*>(send) + displ[n] * item);
+  const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
+  std::vector<char> tmp(max_count * item);
+  const int64_t tag = c.NextInternalTag();
+  for (int32_t s = 0; s < n - 1; ++s) {
+    const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);
+    WEFT_RETURN_IF_ERROR(Exchange(c, acc.data() + displ[sb] * item, counts[sb] * item,
+                                  Mod(me + 1, n), tmp.data(), counts[rb] * item, Mod(me - 1, n),
+                                  tag, a));
+    WEFT_RETURN_IF_ERROR(ReduceInto(t, op, acc.data() + displ[rb] * item, tmp.data(), counts[rb]));
+  }
+  if (counts[me]) std::memcpy(recv, acc.data() + displ[me] * item, counts[me] * item);
+  return Status::Ok();
+}
+
+Status Allreduce(Communicator& c, const void* send, void* recv, uint64_t count, DType t,
+                 ReduceOp op, const OpArgs& a) {
+  const int32_t n = c.size();
+  const uint64_t item = static_cast<uint64_t>(ItemSize(t));
+  std::vector<uint64_t> counts(n), bytes(n), displs(n);
+  for (int32_t i = 0; i < n; ++i) {
+    counts[i] = count / n + (static_cast<uint64_t>(i) < count % n ? 1 : 0);
+    bytes[i] = counts[i] * item;
+    displs[i] = i ? displs[i - 1] + bytes[i - 1] : 0;
+  }
+  char* out = static_cast<char*>(recv);
+  // Reduce-scatter into this rank's slice of recv, then all-gather the slices in place.
+  std::vector<char> mine(bytes[c.index()]);
+  WEFT_RETURN_IF_ERROR(ReduceScatterv(c, send, mine.data(), counts, t, op, a));
+  if (!mine.empty()) std::memcpy(out + displs[c.index()], mine.data(), mine.size());
+  return Allgatherv(c, out + displs[c.index()], bytes[c.index()], out, bytes, displs, a);
+}
+
+Status Alltoallv(Communicator& c, const void* send, std::span<const uint64_t> send_bytes,
+                 std::span<const uint64_t> send_displs, void* recv,
+                 std::span<const uint64_t> recv_bytes, std::span<const uint64_t> recv_displs,
+                 const OpArgs& a) {
+  const int32_t n = c.size(), me = c.index();
+  const char* in = static_cast<const char*>(send);
+  char* out = static_cast<char*>(recv);
+  if (send_bytes[me] != recv_bytes[me])
+    return InvalidArgument("alltoallv: this rank sends itself " + std::to_string(send_bytes[me]) +
+                           " bytes but expects " + std::to_string(recv_bytes[me]));
+  if (send_bytes[me]) std::memmove(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
+  const int64_t tag = c.NextInternalTag();
+  // Pairwise: at step s talk to me+s and me-s, so each link carries one message per step.
+  for (int32_t s = 1; s < n; ++s) {
+    const int32_t to = Mod(me + s, n), from = Mod(me - s, n);
+    WEFT_RETURN_IF_ERROR(Exchange(c, in + send_displs[to], send_bytes[to], to,
+                                  out + recv_displs[from], recv_bytes[from], from, tag, a));
+  }
+  return Status::Ok();
+}
+
+Status Broadcast(Communicator& c, void* buf, uint64_t bytes, int32_t root, const OpArgs& a) {
+  const int32_t n = c.size();
+  const int32_t vr = Mod(c.index() - root, n);  // rank relative to the root
+  const int64_t tag = c.NextInternalTag();
+  int32_t mask = 1;
+  while (mask < n) {  // receive from the parent: clear the lowest set bit
+    if (vr & mask) {
+      WEFT_ASSIGN_OR_RETURN(auto r, c.PostRecv(buf, bytes, Mod(vr - mask + root, n), tag, a));
+      Reqs reqs;
+      reqs.push_back(std::move(r));
+      WEFT_RETURN_IF_ERROR(c.WaitAll(reqs, a));
+      break;
+    }
+    mask <<= 1;
+  }
+  Reqs reqs;
+  for (mask >>= 1; mask > 0; mask >>= 1) {  // then forward to the children
+    if (vr + mask < n) {
+      WEFT_ASSIGN_OR_RETURN(auto s, c.PostSend(buf, bytes, Mod(vr + mask + root, n), tag, a));
+      reqs.push_back(std::move(s));
+    }
+  }
+  return c.WaitAll(reqs, a);
+}
+
+Status Barrier(Communicator& c, const OpArgs& a) {
+  const int32_t n = c.size(), me = c.index();
+  const int64_t tag = c.NextInternalTag();
+  char out = 1, in = 0;
+  for (int32_t k = 1; k < n; k <<= 1)
+    WEFT_RETURN_IF_ERROR(Exchange(c, &out, 1, Mod(me + k, n), &in, 1, Mod(me - k, n), tag, a));
+  return Status::Ok();
+}
+
+}  // namespace weft::backends::composed

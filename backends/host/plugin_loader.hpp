@@ -1,0 +1,44 @@
+// Finds, opens and checks backend plugins (SPEC §6.6). The loader owns the dlopen handle, so
+// the plugin's code stays mapped exactly as long as something uses its table.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "weft/backend_plugin.h"
+
+namespace weft::backends {
+
+class LoadedPlugin {
+ public:
+  ~LoadedPlugin();
+  LoadedPlugin(const LoadedPlugin&) = delete;
+  LoadedPlugin& operator=(const LoadedPlugin&) = delete;
+
+  const weft_backend_plugin_t& table() const { return table_; }
+  const std::string& path() const { return path_; }
+  // Capabilities after masking with WEFT_BACKEND_DISABLE_OPS.
+  uint64_t capabilities() const { return table_.capabilities; }
+
+ private:
+  friend Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string&,
+                                                                 const std::string&);
+  LoadedPlugin() = default;
+  void* handle_ = nullptr;
+  std::string path_;
+  weft_backend_plugin_t table_{};  // a copy: the plugin's table is never written
+};
+
+// `name_or_path`: a name ("gloo" → libweft-backend-gloo.so searched on WEFT_PLUGIN_PATH, then
+// in the directory of libweft) or a path containing '/'. `disabled_ops`: a comma list of ops
+// whose native implementation is hidden so the host composes them ("allreduce,broadcast" or
+// "all"), for testing the compositions on a real transport.
+Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_or_path,
+                                                        const std::string& disabled_ops);
+
+// Where the loader looked for `name`, in order (for error messages and tests).
+std::vector<std::string> PluginSearchPath(const std::string& name);
+
+}  // namespace weft::backends

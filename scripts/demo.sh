@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The README's demo command: installs the dependencies, builds Weft (Release) and runs the
+# multi-rank demo on this machine through weftrun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_TESTS=OFF >/dev/null
+ninja -C build/release -j"${JOBS:-2}"
+build/release/examples/layout_explain 2x2 5x8 S0,S1
+exec build/release/tools/weftrun/weftrun -n 4 build/release/examples/allreduce_demo

@@ -1,0 +1,153 @@
+// Reductions: every dtype × every op it supports, against a closed form of (rank, index).
+#include <complex>
+#include <vector>
+
+#include "values.hpp"
+#include "world.hpp"
+
+namespace conformance {
+namespace {
+
+struct Case {
+  Type type;
+  int32_t op;
+};
+
+std::vector<Case> AllCases() {
+  std::vector<Case> out;
+  for (const Type& t : AllTypes()) {
+    out.push_back({t, WEFT_REDUCE_SUM});
+    out.push_back({t, WEFT_REDUCE_PROD});
+    if (!t.is_complex) {
+      out.push_back({t, WEFT_REDUCE_MAX});
+      out.push_back({t, WEFT_REDUCE_MIN});
+    }
+    if (t.is_float) out.push_back({t, WEFT_REDUCE_AVG});
+  }
+  return out;
+}
+
+// The contribution of `rank` at `i` for `op`: small integers so every result is exact.
+std::complex<double> Input(const Case& c, int32_t rank, int64_t i) {
+  if (c.type.is_bool) return ((rank + i) % 3 == 0) ? 1 : 0;
+  switch (c.op) {
+    case WEFT_REDUCE_PROD:
+      return {1.0 + double((rank + i) % 2), c.type.is_complex ? double((rank + 2 * i) % 2) : 0};
+    case WEFT_REDUCE_MAX:
+    case WEFT_REDUCE_MIN:
+      return double((rank * 3 + i) % 7 - (c.type.is_signed ? 3 : 0));
+    default:
+      return {double((rank + 2 * i) % 5), c.type.is_complex ? double((rank + i) % 3) : 0};
+  }
+}
+
+std::complex<double> Expected(const Case& c, int32_t n, int64_t i) {
+  std::complex<double> acc = Input(c, 0, i);
+  for (int32_t r = 1; r < n; ++r) {
+    const std::complex<double> x = Input(c, r, i);
+    if (c.type.is_bool) {
+      const bool a = acc.real() != 0, b = x.real() != 0;
+      const bool any = c.op == WEFT_REDUCE_SUM || c.op == WEFT_REDUCE_MAX;
+      acc = (any ? (a || b) : (a && b)) ? 1 : 0;
+      continue;
+    }
+    switch (c.op) {
+      case WEFT_REDUCE_PROD: acc *= x; break;
+      case WEFT_REDUCE_MAX: acc = std::max(acc.real(), x.real()); break;
+      case WEFT_REDUCE_MIN: acc = std::min(acc.real(), x.real()); break;
+      default: acc += x;
+    }
+  }
+  if (c.op == WEFT_REDUCE_AVG) acc /= double(n);
+  return acc;
+}
+
+void Fill(const Case& c, int32_t rank, std::vector<char>& buf, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    const auto v = Input(c, rank, i);
+    Encode(c.type, buf.data() + i * c.type.bytes(), v.real(), v.imag());
+  }
+}
+
+// Compares element i of `got` with the closed form for (i + base).
+void CheckElements(const Case& c, const std::vector<char>& got, int64_t count, int64_t base,
+                   int32_t n) {
+  int failures = 0;
+  for (int64_t i = 0; i < count && failures < 5; ++i) {
+    const auto e = Expected(c, n, base + i);
+    const auto want = EncodeOne(c.type, e.real(), e.imag());
+    if (std::memcmp(want.data(), got.data() + i * c.type.bytes(), c.type.bytes()) != 0) {
+      ADD_FAILURE() << c.type.name << " op " << c.op << " element " << base + i
+                    << ": expected " << e.real() << "+" << e.imag() << "i";
+      ++failures;
+    }
+  }
+}
+
+TEST(Reduce, AllreduceEveryDtypeAndOp) {
+  World& w = TheWorld();
+  const int64_t count = 37;
+  for (const Case& c : AllCases()) {
+    SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
+    std::vector<char> in(count * c.type.bytes()), out(in.size());
+    Fill(c, w.rank, in, count);
+    Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
+                                   nullptr, nullptr));
+    CheckElements(c, out, count, 0, w.size);
+    // In place: the same tensor as send and receive.
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), ti.get(), c.op, nullptr,
+                                   nullptr, nullptr));
+    CheckElements(c, in, count, 0, w.size);
+  }
+}
+
+TEST(Reduce, AllreduceLargeAndEmpty) {
+  World& w = TheWorld();
+  const Case c{AllTypes()[10], WEFT_REDUCE_SUM};  // float32
+  for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{(1 << 20) + 3}}) {
+    std::vector<char> in(count * 4 + 1), out(in.size());
+    Fill(c, w.rank, in, count);
+    Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
+                                   nullptr, nullptr));
+    CheckElements(c, out, count, 0, w.size);
+  }
+}
+
+TEST(Reduce, ReduceScatterEveryDtype) {
+  World& w = TheWorld();
+  const int64_t per = 3;
+  for (const Case& c : AllCases()) {
+    SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
+    std::vector<char> in(per * w.size * c.type.bytes()), out(per * c.type.bytes());
+    Fill(c, w.rank, in, per * w.size);
+    Tensor ti(in.data(), per * w.size, c.type.dl), to(out.data(), per, c.type.dl);
+    WEFT_OK_OR_FAIL(weft_reduce_scatter(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
+                                        nullptr, nullptr));
+    CheckElements(c, out, per, per * w.rank, w.size);
+  }
+}
+
+TEST(Reduce, ReduceScattervUnevenWithZeros) {
+  World& w = TheWorld();
+  std::vector<int64_t> counts(w.size);
+  int64_t total = 0, mine_at = 0;
+  for (int32_t r = 0; r < w.size; ++r) {
+    counts[r] = (r * 5 + 1) % 4;  // 1, 2, 3, 0, ...
+    if (r < w.rank) mine_at += counts[r];
+    total += counts[r];
+  }
+  for (const Case& c : AllCases()) {
+    SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
+    std::vector<char> in(total * c.type.bytes() + 1), out(counts[w.rank] * c.type.bytes() + 1);
+    Fill(c, w.rank, in, total);
+    Tensor ti(in.data(), total, c.type.dl), to(out.data(), counts[w.rank], c.type.dl);
+    WEFT_OK_OR_FAIL(weft_reduce_scatterv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(),
+                                         c.op, nullptr, nullptr, nullptr));
+    CheckElements(c, out, counts[w.rank], mine_at, w.size);
+  }
+}
+
+}  // namespace
+}  // namespace conformance
