@@ -76,8 +76,8 @@ Result<MeshPtr> Mesh::Create(Spec spec) {
     }
   } else {
     if (spec.world_size >= 0 && mesh->size_ > spec.world_size)
-      return InvalidArgument("the mesh holds " + Str(mesh->size_) +
-                             " ranks but the world has " + Str(spec.world_size));
+      return InvalidArgument("shape holds " + Str(mesh->size_) + " ranks but the world has " +
+                             Str(spec.world_size));
     mesh->strides_.assign(mesh->shape_.size(), 0);
     int64_t stride = 1;
     for (int32_t d = mesh->ndim() - 1; d >= 0; --d) {

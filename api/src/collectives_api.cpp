@@ -57,9 +57,10 @@ Result<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> Counts(
   int64_t packed = 0;
   for (int32_t i = 0; i < n; ++i) {
     const int64_t di = displs ? displs[i] : packed;
+    // Without displacements a block that overruns is its count's fault, not a displacement's.
     if (counts[i] < 0 || di < 0 || di > buf.numel || counts[i] > buf.numel - di)
-      return InvalidArgument(std::string(counts[i] < 0 ? counts_name : displs_name) + "[" +
-                             Str(i) + "] puts block " + Str(i) + " (" + Str(counts[i]) +
+      return InvalidArgument(std::string(counts[i] < 0 || !displs ? counts_name : displs_name) +
+                             "[" + Str(i) + "] puts block " + Str(i) + " (" + Str(counts[i]) +
                              " elements at " + Str(di) + ") outside " + buf_name + " (" +
                              Str(buf.numel) + " elements)");
     c[i] = static_cast<uint64_t>(counts[i]);

@@ -2,6 +2,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "api/src/guard.hpp"
@@ -43,11 +44,22 @@ weft_placement_t FromPlacement(const Placement& p) {
   return {WEFT_REPLICATE, 0, 0, 0};
 }
 
+// How many pieces the placements cut tensor dim d into: the product of the extents of the mesh
+// dims that shard it (1 if none does).
+int64_t PieceCount(const Layout::Spec& spec, int32_t d) {
+  int64_t pieces = 1;
+  for (size_t m = 0; m < spec.placements.size(); ++m) {
+    const auto* s = std::get_if<weft::placement::Shard>(&spec.placements[m]);
+    if (s != nullptr && s->dim == d) pieces *= spec.mesh->shape()[m];
+  }
+  return pieces;
+}
+
 Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global_shape,
                     DLDataType dtype, const weft_placement_t* placements,
                     const int64_t* const* split_sizes, const int64_t* split_counts,
                     weft_layout_t** out) {
-  WEFT_REQUIRE(out);
+  if (out == nullptr) return InvalidArgument("layout is NULL");  // its name in the ABI
   WEFT_REQUIRE(mesh);
   if (ndim < 0 || ndim > WEFT_MAX_TENSOR_NDIM)
     return InvalidArgument("ndim is " + Str(ndim) + " but must be 0.." +
@@ -70,9 +82,12 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
       }
       if (split_counts == nullptr)
         return InvalidArgument("split_counts is NULL but split_sizes[" + Str(d) + "] is not");
-      if (split_counts[d] < 0 || split_counts[d] > INT32_MAX)
+      // Checked before reading: a wrong count must not make us read (or allocate) that many.
+      const int64_t pieces = PieceCount(spec, d);
+      if (split_counts[d] != pieces)
         return InvalidArgument("split_counts[" + Str(d) + "] is " + Str(split_counts[d]) +
-                               " but must be 0.." + Str(INT32_MAX));
+                               " but the placements cut tensor dim " + Str(d) + " into " +
+                               Str(pieces) + " pieces");
       spec.splits.emplace_back(std::vector<int64_t>(split_sizes[d],
                                                     split_sizes[d] + split_counts[d]));
     }

@@ -21,7 +21,7 @@ std::string Str(int64_t v) { return std::to_string(v); }
 
 Status CreateMesh(weft_context_t* ctx, int32_t ndim, const int64_t* shape, const int32_t* ranks,
                   const weft_mesh_options_t* opts, weft_mesh_t** out) {
-  WEFT_REQUIRE(out);
+  if (out == nullptr) return InvalidArgument("mesh is NULL");  // its name in the ABI
   if (ndim < 1 || ndim > WEFT_MAX_MESH_NDIM)
     return InvalidArgument("ndim is " + Str(ndim) + " but must be 1.." + Str(WEFT_MAX_MESH_NDIM));
   WEFT_REQUIRE(shape);
@@ -224,6 +224,15 @@ weft_status_t weft_mesh_flatten(const weft_mesh_t* mesh, int32_t first, int32_t 
   return Guard(__func__, [&] {
     WEFT_REQUIRE(mesh);
     WEFT_REQUIRE(out);
+    // Named here: placement::Mesh::Flatten's message does not know the ABI's argument names.
+    const int32_t ndim = mesh->mesh->ndim();
+    if (first < 0 || first >= ndim)
+      return InvalidArgument("first is " + Str(first) + " but the mesh has " + Str(ndim) +
+                             " dims");
+    if (count < 1 || count > ndim - first)
+      return InvalidArgument("count is " + Str(count) + " but must be 1.." + Str(ndim - first) +
+                             " for first " + Str(first) + " on a mesh of " + Str(ndim) +
+                             " dims");
     return WrapMesh(mesh->mesh->Flatten(first, count, name ? name : ""), out);
   });
 }

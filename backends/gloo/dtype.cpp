@@ -1,0 +1,29 @@
+#include "backends/gloo/dtype.hpp"
+
+#include <limits>
+
+namespace weft::backends::gloo_plugin {
+
+size_t ItemBytes(DLDataType dtype) {
+  if (dtype.lanes != 1 || dtype.bits == 0 || dtype.bits % 8 != 0) return 0;
+  return dtype.bits / 8;
+}
+
+std::string DtypeText(DLDataType dtype) {
+  return "dtype {code " + std::to_string(dtype.code) + ", bits " + std::to_string(dtype.bits) +
+         ", lanes " + std::to_string(dtype.lanes) + "}";
+}
+
+bool CheckedMul(uint64_t a, uint64_t b, uint64_t* out) {
+  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return false;
+  *out = a * b;
+  return true;
+}
+
+bool CheckedAdd(uint64_t a, uint64_t b, uint64_t* out) {
+  if (b > std::numeric_limits<uint64_t>::max() - a) return false;
+  *out = a + b;
+  return true;
+}
+
+}  // namespace weft::backends::gloo_plugin

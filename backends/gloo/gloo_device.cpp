@@ -1,0 +1,63 @@
+#include "backends/gloo/gloo_device.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+
+#include "backends/gloo/errors.hpp"
+#include "backends/gloo/gloo_tracking.hpp"
+
+namespace weft::backends::gloo_plugin {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "localhost";
+  return name;
+}
+
+// The attribute and a description of where it came from, for messages.
+::gloo::transport::tcp::attr ChooseAttr(const weft_bk_init_args_t& args, std::string* source) {
+  ::gloo::transport::tcp::attr attr;
+  if (const std::string iface = Env("WEFT_GLOO_IFACE"); !iface.empty()) {
+    attr.iface = iface;
+    *source = "interface " + iface + " (WEFT_GLOO_IFACE)";
+  } else if (const std::string host = Env("WEFT_GLOO_HOST"); !host.empty()) {
+    attr.hostname = host;
+    *source = "host " + host + " (WEFT_GLOO_HOST)";
+  } else if (args.local_world_size == args.world_size) {
+    // Every rank is on this host: loopback needs no name resolution and no routable NIC.
+    attr.hostname = "127.0.0.1";
+    *source = "127.0.0.1 (all ranks on one host)";
+  } else {
+    attr.hostname = HostName();
+    *source = "host name " + attr.hostname + " (set WEFT_GLOO_IFACE or WEFT_GLOO_HOST to override)";
+  }
+  return attr;
+}
+
+}  // namespace
+
+weft_status_t CreateTcpDevice(const Host& host, const weft_bk_init_args_t& args,
+                              std::shared_ptr<::gloo::transport::Device>* device) {
+  std::string source;
+  try {
+    const auto attr = ChooseAttr(args, &source);
+    *device = TrackingDevice::Create(attr);
+  } catch (...) {
+    const Failure f = ClassifyCurrentException();
+    return host.Fail(WEFT_ERR_NOT_AVAILABLE,
+                     "init: cannot create a Gloo TCP device on " + source + ": " + f.message);
+  }
+  host.Log(WEFT_LOG_DEBUG, "gloo: TCP device on " + source);
+  return WEFT_OK;
+}
+
+}  // namespace weft::backends::gloo_plugin

@@ -1,0 +1,394 @@
+/* A C99 program that calls every function of <weft/weft.h> with valid arguments and checks
+ * the results (SPEC §6.1, §10). It is built with -std=c99 -pedantic -Werror, so it also proves
+ * that the headers, their macros and initializers are plain C99; and it links like a user's
+ * program, through the exported WEFT_1.0 symbols of libweft.so.1 only.
+ *
+ * Expected values come from SPEC §2.1/§2.2 worked by hand, not from the library. */
+#include <stdio.h>
+#include <string.h>
+
+#include <weft/weft.h>
+
+static int g_failures = 0;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++g_failures;                                                            \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_OK(call)                                                                             \
+  do {                                                                                             \
+    weft_status_t status_ = (call);                                                                \
+    if (status_ != WEFT_OK) {                                                                      \
+      fprintf(stderr, "%s:%d: %s returned %d (%s): %s\n", __FILE__, __LINE__, #call, (int)status_, \
+              weft_status_string(status_), weft_last_error());                                     \
+      ++g_failures;                                                                                \
+    }                                                                                              \
+  } while (0)
+
+static int starts_with(const char* s, const char* prefix) {
+  return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void check_versions(void) {
+  CHECK(weft_abi_version() == ((1u << 16) | 0u));
+  CHECK(weft_abi_version() == (((uint32_t)WEFT_VERSION_MAJOR << 16) | WEFT_VERSION_MINOR));
+  CHECK(starts_with(weft_version_string(), "1.0.0"));
+  CHECK(starts_with(weft_status_string(WEFT_OK), "WEFT_OK"));
+  CHECK(starts_with(weft_status_string(WEFT_ERR_TIMEOUT), "WEFT_ERR_TIMEOUT"));
+  /* Nothing failed on this thread yet. */
+  CHECK(weft_last_error() != NULL && weft_last_error()[0] == '\0');
+}
+
+/* The option macros are C99 initializers with the right struct_size. */
+static void check_macros(void) {
+  weft_call_options_t call = WEFT_CALL_OPTIONS_INIT;
+  weft_mesh_options_t mesh = WEFT_MESH_OPTIONS_INIT;
+  weft_placement_t r = WEFT_PLACEMENT_REPLICATE, s = WEFT_PLACEMENT_SHARD(3),
+                   p = WEFT_PLACEMENT_PARTIAL(WEFT_REDUCE_PROD);
+  DLDataType b = WEFT_DLPACK_BOOL;
+  CHECK(call.struct_size == sizeof(weft_call_options_t) && call.timeout_ms == 0);
+  CHECK(mesh.struct_size == sizeof(weft_mesh_options_t) && mesh.dim_names == NULL);
+  CHECK(r.kind == WEFT_REPLICATE && s.kind == WEFT_SHARD && s.dim == 3);
+  CHECK(p.kind == WEFT_PARTIAL && p.reduce_op == WEFT_REDUCE_PROD && p.reserved == 0);
+  CHECK(b.code == WEFT_DLPACK_BOOL_CODE && b.bits == 8 && b.lanes == 1);
+}
+
+static int text_equals(size_t needed, const char* buf, const char* want) {
+  return needed == strlen(want) + 1 && strcmp(buf, want) == 0;
+}
+
+/* Mesh [2, 3] over default ranks 0..5: rank 4 sits at (1, 1). */
+static void check_mesh_queries(const weft_mesh_t* mesh) {
+  int32_t ndim = 0, contains = -1, rank = -1, group[3] = {-1, -1, -1};
+  int64_t shape[2] = {0, 0}, size = 0, coord[2] = {-1, -1};
+  const int64_t at[2] = {1, 2};
+  CHECK_OK(weft_mesh_ndim(mesh, &ndim));
+  CHECK(ndim == 2);
+  CHECK_OK(weft_mesh_shape(mesh, shape));
+  CHECK(shape[0] == 2 && shape[1] == 3);
+  CHECK_OK(weft_mesh_size(mesh, &size));
+  CHECK(size == 6);
+  CHECK_OK(weft_mesh_coordinate(mesh, 4, coord));
+  CHECK(coord[0] == 1 && coord[1] == 1);
+  CHECK_OK(weft_mesh_contains(mesh, 5, &contains));
+  CHECK(contains == 1);
+  CHECK_OK(weft_mesh_contains(mesh, 6, &contains));
+  CHECK(contains == 0);
+  CHECK_OK(weft_mesh_rank_at(mesh, at, &rank));
+  CHECK(rank == 5);
+  CHECK_OK(weft_mesh_group(mesh, 1, 4, group, 3));
+  CHECK(group[0] == 3 && group[1] == 4 && group[2] == 5);
+  CHECK_OK(weft_mesh_group(mesh, 0, 4, group, 3));
+  CHECK(group[0] == 1 && group[1] == 4 && group[2] == 5); /* only 2 entries are written */
+}
+
+static void check_mesh_names(const weft_mesh_t* mesh) {
+  int32_t dim = -1;
+  char name[8];
+  char text[128];
+  size_t needed = 0;
+  CHECK_OK(weft_mesh_dim_index(mesh, "tp", &dim));
+  CHECK(dim == 1);
+  CHECK_OK(weft_mesh_dim_name(mesh, 1, NULL, 0, &needed)); /* a size query */
+  CHECK(needed == 3);
+  CHECK_OK(weft_mesh_dim_name(mesh, 1, name, sizeof name, &needed));
+  CHECK(text_equals(needed, name, "tp"));
+  CHECK_OK(weft_mesh_describe(mesh, text, sizeof text, &needed));
+  CHECK(starts_with(text, "mesh [2, 3] (dp, tp) ranks 0..5") && strlen(text) + 1 == needed);
+}
+
+/* Slices and flattening keep the ranks of the parent (SPEC §2.1). */
+static void check_mesh_derived(const weft_mesh_t* mesh) {
+  const int32_t keep_tp[1] = {1};
+  const char* const keep_dp[1] = {"dp"};
+  weft_mesh_t *row = NULL, *column = NULL, *flat = NULL;
+  int64_t coord[1] = {-1}, size = 0;
+  int32_t dim = -1, equal = -1;
+  CHECK_OK(weft_mesh_slice(mesh, 1, keep_tp, 4, &row));
+  CHECK_OK(weft_mesh_coordinate(row, 5, coord));
+  CHECK(coord[0] == 2);
+  CHECK_OK(weft_mesh_slice_by_names(mesh, 1, keep_dp, 4, &column));
+  CHECK_OK(weft_mesh_coordinate(column, 1, coord));
+  CHECK(coord[0] == 0);
+  CHECK_OK(weft_mesh_flatten(mesh, 0, 2, "world", &flat));
+  CHECK_OK(weft_mesh_size(flat, &size));
+  CHECK(size == 6);
+  CHECK_OK(weft_mesh_dim_index(flat, "world", &dim));
+  CHECK(dim == 0);
+  CHECK_OK(weft_mesh_equal(row, column, &equal));
+  CHECK(equal == 0);
+  CHECK_OK(weft_mesh_destroy(row));
+  CHECK_OK(weft_mesh_destroy(column));
+  CHECK_OK(weft_mesh_destroy(flat));
+}
+
+/* The same ranks under other names is the same mesh; other ranks are not. */
+static void check_mesh_equality(const weft_mesh_t* mesh) {
+  const int64_t shape[2] = {2, 3};
+  const int32_t same[6] = {0, 1, 2, 3, 4, 5}, other[6] = {5, 4, 3, 2, 1, 0};
+  weft_mesh_t *a = NULL, *b = NULL;
+  int32_t equal = -1;
+  CHECK_OK(weft_mesh_create(NULL, 2, shape, same, &a));
+  CHECK_OK(weft_mesh_create(NULL, 2, shape, other, &b));
+  CHECK_OK(weft_mesh_equal(mesh, a, &equal));
+  CHECK(equal == 1);
+  CHECK_OK(weft_mesh_equal(mesh, b, &equal));
+  CHECK(equal == 0);
+  CHECK_OK(weft_mesh_destroy(a));
+  CHECK_OK(weft_mesh_destroy(b));
+}
+
+/* float32 [5, 7] as [S(0), S(1)] on [2, 3]: dim 0 chunks 3, 2; dim 1 chunks 3, 3, 1. */
+static void check_layout_queries(const weft_layout_t* layout) {
+  int32_t ndim = 0;
+  int64_t global[2] = {0, 0}, shape[2] = {-1, -1}, offset[2] = {-1, -1};
+  int64_t sizes[3] = {0, 0, 0}, count = 0;
+  DLDataType dtype = {0, 0, 0};
+  weft_placement_t placements[2];
+  char text[512];
+  size_t needed = 0;
+  CHECK_OK(weft_layout_ndim(layout, &ndim));
+  CHECK(ndim == 2);
+  CHECK_OK(weft_layout_global_shape(layout, global));
+  CHECK(global[0] == 5 && global[1] == 7);
+  CHECK_OK(weft_layout_dtype(layout, &dtype));
+  CHECK(dtype.code == kDLFloat && dtype.bits == 32 && dtype.lanes == 1);
+  CHECK_OK(weft_layout_placements(layout, placements));
+  CHECK(placements[0].kind == WEFT_SHARD && placements[0].dim == 0);
+  CHECK(placements[1].kind == WEFT_SHARD && placements[1].dim == 1);
+  CHECK_OK(weft_layout_local_shape(layout, 5, shape, offset)); /* (1, 2) */
+  CHECK(shape[0] == 2 && offset[0] == 3 && shape[1] == 1 && offset[1] == 6);
+  CHECK_OK(weft_layout_local_shape(layout, 6, shape, NULL)); /* outside the mesh */
+  CHECK(shape[0] == 0 && shape[1] == 0);
+  CHECK_OK(weft_layout_split_sizes(layout, 1, NULL, 0, &count));
+  CHECK(count == 3);
+  CHECK_OK(weft_layout_split_sizes(layout, 1, sizes, 3, &count));
+  CHECK(sizes[0] == 3 && sizes[1] == 3 && sizes[2] == 1);
+  CHECK_OK(weft_layout_describe(layout, NULL, 0, &needed));
+  CHECK(needed > 1 && needed <= sizeof text);
+  CHECK_OK(weft_layout_describe(layout, text, sizeof text, &needed));
+  CHECK(starts_with(text, "float32") && strstr(text, "mesh [2, 3]") != NULL);
+  CHECK(strlen(text) + 1 == needed);
+}
+
+/* An explicit split: rows 1, 4 instead of the chunk rule's 3, 2. One equal to the chunk rule is
+ * the same layout as the chunk layout (SPEC §2.3). */
+static void check_ragged(const weft_mesh_t* mesh, const weft_layout_t* chunked) {
+  const int64_t global[2] = {5, 7}, rows[2] = {1, 4}, chunk_rows[2] = {3, 2};
+  const int64_t* const ragged_sizes[2] = {rows, NULL};
+  const int64_t* const chunk_sizes[2] = {chunk_rows, NULL};
+  const int64_t counts[2] = {2, 0};
+  const weft_placement_t placements[2] = {WEFT_PLACEMENT_SHARD(0), WEFT_PLACEMENT_SHARD(1)};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  weft_layout_t *ragged = NULL, *same = NULL;
+  int64_t shape[2] = {-1, -1}, offset[2] = {-1, -1};
+  int32_t equal = -1;
+  CHECK_OK(
+      weft_layout_create_ragged(mesh, 2, global, f32, placements, ragged_sizes, counts, &ragged));
+  CHECK_OK(weft_layout_local_shape(ragged, 4, shape, offset)); /* (1, 1) */
+  CHECK(shape[0] == 4 && offset[0] == 1 && shape[1] == 3 && offset[1] == 3);
+  CHECK_OK(weft_layout_create_ragged(mesh, 2, global, f32, placements, chunk_sizes, counts, &same));
+  CHECK_OK(weft_layout_equal(chunked, same, &equal));
+  CHECK(equal == 1);
+  CHECK_OK(weft_layout_equal(chunked, ragged, &equal));
+  CHECK(equal == 0);
+  CHECK_OK(weft_layout_destroy(ragged));
+  CHECK_OK(weft_layout_destroy(same));
+}
+
+/* Bool Partial(max) (logical or) on a 1-D tensor: every rank holds the whole tensor. */
+static void check_bool_partial(const weft_mesh_t* mesh) {
+  const int64_t global[1] = {4};
+  const weft_placement_t placements[2] = {WEFT_PLACEMENT_PARTIAL(WEFT_REDUCE_MAX),
+                                          WEFT_PLACEMENT_REPLICATE};
+  const DLDataType b = WEFT_DLPACK_BOOL;
+  weft_layout_t* layout = NULL;
+  int64_t shape[1] = {-1}, offset[1] = {-1};
+  CHECK_OK(weft_layout_create(mesh, 1, global, b, placements, &layout));
+  CHECK_OK(weft_layout_local_shape(layout, 3, shape, offset));
+  CHECK(shape[0] == 4 && offset[0] == 0);
+  CHECK_OK(weft_layout_destroy(layout));
+}
+
+/* ---- the runtime, on a world of one rank with the self backend -------------------------- */
+
+static DLTensor vector_of(float* data, int64_t* shape) {
+  DLTensor t;
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.device.device_id = 0;
+  t.ndim = 1;
+  t.dtype.code = kDLFloat;
+  t.dtype.bits = 32;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  t.strides = NULL;
+  t.byte_offset = 0;
+  return t;
+}
+
+static void clear(float* y) {
+  int i;
+  for (i = 0; i < 4; ++i) y[i] = -1.0f;
+}
+
+/* Over a group of one, every collective hands the input back. */
+static int equals_x(const float* y) {
+  return y[0] == 1.0f && y[1] == 2.0f && y[2] == 3.0f && y[3] == 4.0f;
+}
+
+static void check_context_queries(const weft_context_t* ctx) {
+  int32_t rank = -1, size = -1, failed = 7;
+  weft_status_t sticky = WEFT_ERR_INTERNAL;
+  char name[16];
+  size_t needed = 0;
+  CHECK_OK(weft_context_rank(ctx, &rank));
+  CHECK_OK(weft_context_world_size(ctx, &size));
+  CHECK(rank == 0 && size == 1);
+  CHECK_OK(weft_context_backend_name(ctx, name, sizeof name, &needed));
+  CHECK(text_equals(needed, name, "self"));
+  CHECK_OK(weft_context_error(ctx, &sticky, &failed, NULL, 0, &needed));
+  CHECK(sticky == WEFT_OK && failed == -1 && needed == 1);
+}
+
+static void check_collectives(weft_context_t* ctx) {
+  float x[4] = {1, 2, 3, 4}, y[4];
+  int64_t shape[1] = {4};
+  const int64_t counts[1] = {4};
+  DLTensor tx = vector_of(x, shape), ty = vector_of(y, shape);
+  clear(y);
+  CHECK_OK(weft_allreduce(ctx, NULL, 0, &tx, &ty, WEFT_REDUCE_SUM, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_allgather(ctx, NULL, 0, &tx, &ty, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_allgatherv(ctx, NULL, 0, &tx, &ty, counts, NULL, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_reduce_scatter(ctx, NULL, 0, &tx, &ty, WEFT_REDUCE_MAX, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(
+      weft_reduce_scatterv(ctx, NULL, 0, &tx, &ty, counts, WEFT_REDUCE_PROD, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_alltoall(ctx, NULL, 0, &tx, &ty, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_alltoallv(ctx, NULL, 0, &tx, counts, NULL, &ty, counts, NULL, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  CHECK_OK(weft_broadcast(ctx, NULL, 0, &tx, 0, NULL, NULL, NULL));
+  CHECK(equals_x(x));
+  CHECK_OK(weft_barrier(ctx, NULL, 0, NULL, NULL, NULL));
+}
+
+/* Asynchronous work, point-to-point with oneself, and a mesh over the context. */
+static void check_work_and_mesh(weft_context_t* ctx) {
+  float x[4] = {1, 2, 3, 4}, y[4];
+  int64_t shape[1] = {4};
+  const int64_t one[1] = {1};
+  DLTensor tx = vector_of(x, shape), ty = vector_of(y, shape);
+  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+  weft_work_t *recv = NULL, *send = NULL;
+  weft_mesh_t* mesh = NULL;
+  int32_t done = 0;
+  clear(y);
+  CHECK_OK(weft_recv(ctx, NULL, 0, &ty, 0, 42, NULL, NULL, &recv));
+  CHECK_OK(weft_send(ctx, NULL, 0, &tx, 0, 42, NULL, NULL, &send));
+  CHECK(recv != NULL && send != NULL);
+  CHECK_OK(weft_work_wait(send, -1));
+  CHECK_OK(weft_work_wait(recv, -1));
+  CHECK_OK(weft_work_test(recv, &done));
+  CHECK(done == 1 && equals_x(y));
+  CHECK_OK(weft_work_release(send));
+  CHECK_OK(weft_work_release(recv));
+
+  opts.timeout_ms = 10000;
+  clear(y);
+  CHECK_OK(weft_mesh_create(ctx, 1, one, NULL, &mesh));
+  CHECK_OK(weft_allreduce(ctx, mesh, 0, &tx, &ty, WEFT_REDUCE_MIN, NULL, &opts, NULL));
+  CHECK(equals_x(y));
+  CHECK_OK(weft_mesh_destroy(mesh));
+}
+
+/* After an abort every call fails with WEFT_ERR_ABORTED and the context reports it. */
+static void check_abort(weft_context_t* ctx) {
+  weft_status_t sticky = WEFT_OK;
+  int32_t failed = -7;
+  size_t needed = 0;
+  CHECK_OK(weft_context_abort(ctx));
+  CHECK(weft_barrier(ctx, NULL, 0, NULL, NULL, NULL) == WEFT_ERR_ABORTED);
+  CHECK_OK(weft_context_error(ctx, &sticky, &failed, NULL, 0, &needed));
+  CHECK(sticky == WEFT_ERR_ABORTED && needed > 1);
+}
+
+static void check_runtime(void) {
+  weft_context_options_t opts = WEFT_CONTEXT_OPTIONS_INIT;
+  weft_context_t* ctx = NULL;
+  opts.rank = 0;
+  opts.world_size = 1;
+  opts.backend = "self";
+  opts.timeout_ms = 20000; /* a call that should not wait fails instead of hanging */
+  CHECK_OK(weft_context_create(&opts, &ctx));
+  if (ctx == NULL) return;
+  check_context_queries(ctx);
+  check_collectives(ctx);
+  check_work_and_mesh(ctx);
+  check_abort(ctx);
+  CHECK_OK(weft_context_destroy(ctx));
+}
+
+/* A failed call reports the function and argument; a later success leaves the message. */
+static void check_last_error(void) {
+  weft_mesh_t* mesh = NULL;
+  const int64_t shape[1] = {0};
+  CHECK(weft_mesh_create(NULL, 1, shape, NULL, &mesh) == WEFT_ERR_INVALID_ARGUMENT);
+  CHECK(mesh == NULL);
+  CHECK(starts_with(weft_last_error(), "weft_mesh_create: shape[0]"));
+  CHECK(weft_mesh_destroy(NULL) == WEFT_OK);
+  CHECK(weft_layout_destroy(NULL) == WEFT_OK);
+  CHECK(starts_with(weft_last_error(), "weft_mesh_create: shape[0]"));
+}
+
+int main(void) {
+  const int64_t shape[2] = {2, 3}, global[2] = {5, 7};
+  const char* const names[2] = {"dp", "tp"};
+  weft_mesh_options_t opts = WEFT_MESH_OPTIONS_INIT;
+  const weft_placement_t placements[2] = {WEFT_PLACEMENT_SHARD(0), WEFT_PLACEMENT_SHARD(1)};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  weft_mesh_t* mesh = NULL;
+  weft_layout_t* layout = NULL;
+
+  check_versions();
+  check_macros();
+  opts.dim_names = names;
+  CHECK_OK(weft_mesh_create_ex(NULL, 2, shape, NULL, &opts, &mesh));
+  if (mesh == NULL) return 1;
+  check_mesh_queries(mesh);
+  check_mesh_names(mesh);
+  check_mesh_derived(mesh);
+  check_mesh_equality(mesh);
+  CHECK_OK(weft_layout_create(mesh, 2, global, f32, placements, &layout));
+  if (layout == NULL) return 1;
+  CHECK_OK(weft_mesh_destroy(mesh)); /* the layout keeps what it needs of the mesh */
+  check_layout_queries(layout);
+  CHECK_OK(weft_mesh_create_ex(NULL, 2, shape, NULL, NULL, &mesh));
+  check_ragged(mesh, layout);
+  check_bool_partial(mesh);
+  CHECK_OK(weft_layout_destroy(layout));
+  CHECK_OK(weft_mesh_destroy(mesh));
+  check_runtime();
+  check_last_error();
+
+  if (g_failures != 0) {
+    fprintf(stderr, "abi_c99_test: %d check(s) failed\n", g_failures);
+    return 1;
+  }
+  printf("abi_c99_test: all checks passed\n");
+  return 0;
+}
