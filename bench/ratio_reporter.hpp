@@ -6,6 +6,7 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <map>
@@ -18,8 +19,10 @@ namespace weft::bench {
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
   // Pairs of (benchmark, its reference), by function name.
+  // Colours only on a terminal, so that logs and CI output stay plain text.
   explicit RatioReporter(std::vector<std::pair<std::string, std::string>> pairs)
-      : pairs_(std::move(pairs)) {}
+      : ConsoleReporter(static_cast<OutputOptions>(OO_Tabular | (isatty(1) ? OO_Color : 0))),
+        pairs_(std::move(pairs)) {}
 
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);

@@ -6,11 +6,16 @@ namespace weft {
 
 const char* ReduceOpName(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kSum: return "sum";
-    case ReduceOp::kAvg: return "avg";
-    case ReduceOp::kMax: return "max";
-    case ReduceOp::kMin: return "min";
-    case ReduceOp::kProd: return "prod";
+    case ReduceOp::kSum:
+      return "sum";
+    case ReduceOp::kAvg:
+      return "avg";
+    case ReduceOp::kMax:
+      return "max";
+    case ReduceOp::kMin:
+      return "min";
+    case ReduceOp::kProd:
+      return "prod";
   }
   return "?";
 }
@@ -28,12 +33,18 @@ bool IsReducible(DType t) {
   if (t.lanes != 1) return false;
   switch (t.code) {
     case kCodeInt:
-    case kCodeUInt: return IsIntegral(t);
-    case kCodeFloat: return t.bits == 16 || t.bits == 32 || t.bits == 64;
-    case kCodeBfloat: return t.bits == 16;
-    case kCodeComplex: return t.bits == 64 || t.bits == 128;
-    case kCodeBool: return t.bits == 8;
-    default: return false;
+    case kCodeUInt:
+      return IsIntegral(t);
+    case kCodeFloat:
+      return t.bits == 16 || t.bits == 32 || t.bits == 64;
+    case kCodeBfloat:
+      return t.bits == 16;
+    case kCodeComplex:
+      return t.bits == 64 || t.bits == 128;
+    case kCodeBool:
+      return t.bits == 8;
+    default:
+      return false;
   }
 }
 
@@ -66,15 +77,21 @@ std::string DTypeName(DType t) {
   if (t.lanes == 1) {
     const std::string b = std::to_string(t.bits);
     switch (t.code) {
-      case kCodeInt: return "int" + b;
-      case kCodeUInt: return "uint" + b;
-      case kCodeFloat: return "float" + b;
-      case kCodeBfloat: return "bfloat" + b;
-      case kCodeComplex: return "complex" + b;
+      case kCodeInt:
+        return "int" + b;
+      case kCodeUInt:
+        return "uint" + b;
+      case kCodeFloat:
+        return "float" + b;
+      case kCodeBfloat:
+        return "bfloat" + b;
+      case kCodeComplex:
+        return "complex" + b;
       case kCodeBool:
         if (t.bits == 8) return "bool";
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return "dtype(code=" + std::to_string(t.code) + ",bits=" + std::to_string(t.bits) +

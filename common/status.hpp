@@ -50,9 +50,9 @@ inline Status Unsupported(std::string m) { return {Code::kUnsupported, std::move
 inline Status Internal(std::string m) { return {Code::kInternal, std::move(m)}; }
 
 // Returns early from the enclosing function when `expr` (a Status) is not ok.
-#define WEFT_RETURN_IF_ERROR(expr)            \
-  do {                                        \
-    ::weft::Status weft_status_tmp_ = (expr); \
+#define WEFT_RETURN_IF_ERROR(expr)                       \
+  do {                                                   \
+    ::weft::Status weft_status_tmp_ = (expr);            \
     if (!weft_status_tmp_.ok()) return weft_status_tmp_; \
   } while (0)
 

@@ -20,6 +20,7 @@
 #include <weft/weft.h>
 
 #define MAX_SPLIT 4096
+#define MAX_LISTED 64 /* ranks printed */
 
 typedef struct explain_args {
   int32_t mesh_ndim;
@@ -132,7 +133,7 @@ static void print_list(const char* label, const int64_t* v, int32_t n) {
   printf("]");
 }
 
-/* One line per rank, in row-major coordinate order. */
+/* One line per rank, in row-major coordinate order; big meshes show their first ranks. */
 static int print_ranks(const weft_mesh_t* mesh, const weft_layout_t* layout, int32_t ndim) {
   int32_t mesh_ndim, rank, d;
   int64_t size, i, coord[WEFT_MAX_MESH_NDIM], extent[WEFT_MAX_MESH_NDIM];
@@ -141,7 +142,7 @@ static int print_ranks(const weft_mesh_t* mesh, const weft_layout_t* layout, int
       failed(weft_mesh_shape(mesh, extent), "weft_mesh_shape") ||
       failed(weft_mesh_size(mesh, &size), "weft_mesh_size"))
     return 1;
-  for (i = 0; i < size; ++i) {
+  for (i = 0; i < size && i < MAX_LISTED; ++i) {
     int64_t rest = i;
     for (d = mesh_ndim - 1; d >= 0; --d) {
       coord[d] = rest % extent[d];
@@ -156,6 +157,7 @@ static int print_ranks(const weft_mesh_t* mesh, const weft_layout_t* layout, int
     print_list("  global offset ", offset, ndim);
     printf("\n");
   }
+  if (size > MAX_LISTED) printf("  ... (%lld ranks in all)\n", (long long)size);
   return 0;
 }
 

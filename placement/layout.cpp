@@ -6,7 +6,9 @@ namespace weft::placement {
 namespace {
 
 std::string Str(int64_t v) { return std::to_string(v); }
-std::string At(const char* what, size_t i) { return std::string(what) + "[" + Str(int64_t(i)) + "]"; }
+std::string At(const char* what, size_t i) {
+  return std::string(what) + "[" + Str(int64_t(i)) + "]";
+}
 
 Status ValidateShape(const std::vector<int64_t>& shape, DType dtype, int64_t* elements) {
   if (static_cast<int32_t>(shape.size()) > kMaxTensorDims)
@@ -39,8 +41,8 @@ Status ValidatePlacements(const std::vector<Placement>& ps, int32_t ndim, DType 
     } else if (const auto* p = std::get_if<Partial>(&ps[i])) {
       std::string why;
       if (!PartialValidFor(p->op, dtype, &why))
-        return InvalidArgument(At("placements", i) + " is " + PlacementName(ps[i]) +
-                               " on dtype " + DTypeName(dtype) + ": " + why);
+        return InvalidArgument(At("placements", i) + " is " + PlacementName(ps[i]) + " on dtype " +
+                               DTypeName(dtype) + ": " + why);
       if (first_partial < 0) {
         first_partial = static_cast<int32_t>(i);
         continue;
@@ -87,8 +89,8 @@ Result<LayoutPtr> Layout::Create(Spec spec) {
   if (static_cast<int32_t>(spec.placements.size()) != spec.mesh->ndim())
     return InvalidArgument("placements has " + Str(int64_t(spec.placements.size())) +
                            " entries but the mesh has " + Str(spec.mesh->ndim()) + " dims");
-  WEFT_RETURN_IF_ERROR(ValidatePlacements(spec.placements,
-                                          static_cast<int32_t>(spec.shape.size()), spec.dtype));
+  WEFT_RETURN_IF_ERROR(
+      ValidatePlacements(spec.placements, static_cast<int32_t>(spec.shape.size()), spec.dtype));
   layout->mesh_ = std::move(spec.mesh);
   layout->shape_ = std::move(spec.shape);
   layout->dtype_ = spec.dtype;

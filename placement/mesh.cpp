@@ -62,8 +62,8 @@ Result<MeshPtr> Mesh::Create(Spec spec) {
                              " entries but the mesh shape holds " + Str(mesh->size_));
     for (size_t i = 0; i < ranks.size(); ++i) {
       if (ranks[i] < 0 || (spec.world_size >= 0 && ranks[i] >= spec.world_size))
-        return InvalidArgument("ranks[" + Str(static_cast<int64_t>(i)) + "] is " +
-                               Str(ranks[i]) + " but world ranks are 0.." +
+        return InvalidArgument("ranks[" + Str(static_cast<int64_t>(i)) + "] is " + Str(ranks[i]) +
+                               " but world ranks are 0.." +
                                (spec.world_size >= 0 ? Str(spec.world_size - 1) : "2^31-1"));
     }
     mesh->explicit_ = std::move(ranks);
@@ -71,8 +71,8 @@ Result<MeshPtr> Mesh::Create(Spec spec) {
     if (static_cast<int64_t>(mesh->index_of_.size()) != mesh->size_) {
       for (size_t i = 0; i < mesh->explicit_.size(); ++i)
         if (mesh->index_of_.at(mesh->explicit_[i]) != static_cast<int64_t>(i))
-          return InvalidArgument("ranks[" + Str(static_cast<int64_t>(i)) + "] = " +
-                                 Str(mesh->explicit_[i]) + " appears twice");
+          return InvalidArgument("ranks[" + Str(static_cast<int64_t>(i)) +
+                                 "] = " + Str(mesh->explicit_[i]) + " appears twice");
     }
   } else {
     if (spec.world_size >= 0 && mesh->size_ > spec.world_size)
@@ -251,8 +251,10 @@ Result<MeshPtr> Mesh::Flatten(int32_t first, int32_t count, std::string name) co
   int64_t expect = 0;  // the stride the next outer non-unit part must have to nest
   for (int32_t d = first + count - 1; affine && d >= first; --d) {
     if (shape_[d] == 1) continue;
-    if (inner == 0) inner = strides_[d];
-    else affine = strides_[d] == expect;
+    if (inner == 0)
+      inner = strides_[d];
+    else
+      affine = strides_[d] == expect;
     expect = strides_[d] * shape_[d];
   }
   if (affine) {

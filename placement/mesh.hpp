@@ -51,8 +51,7 @@ class Mesh {
   // Sub-mesh over `keep` (ascending, distinct) dims holding `rank`'s coordinates elsewhere.
   Result<std::shared_ptr<const Mesh>> Slice(std::span<const int32_t> keep, int32_t rank) const;
   // Merges dims [first, first + count) into one dim named `name`, row-major.
-  Result<std::shared_ptr<const Mesh>> Flatten(int32_t first, int32_t count,
-                                              std::string name) const;
+  Result<std::shared_ptr<const Mesh>> Flatten(int32_t first, int32_t count, std::string name) const;
 
   // Same context, shape and ranks; dim names do not matter (SPEC §2.3).
   bool SameAs(const Mesh& other) const;

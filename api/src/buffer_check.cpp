@@ -54,8 +54,8 @@ Status CheckNoOverlap(const Buffer& in, const char* in_name, const Buffer& out,
 
 Status CheckSameType(const Buffer& a, const char* an, const Buffer& b, const char* bn) {
   if (!(a.dtype == b.dtype))
-    return InvalidArgument(std::string(an) + " is " + DTypeName(a.dtype) + " but " + bn +
-                           " is " + DTypeName(b.dtype));
+    return InvalidArgument(std::string(an) + " is " + DTypeName(a.dtype) + " but " + bn + " is " +
+                           DTypeName(b.dtype));
   if (a.device.device_type != b.device.device_type || a.device.device_id != b.device.device_id)
     return InvalidArgument(std::string(an) + " and " + bn + " are on different devices");
   return Status::Ok();

@@ -34,8 +34,7 @@ Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int3
 Result<Clock::time_point> ResolveDeadline(const Context& ctx, const weft_call_options_t* opts) {
   int64_t ms = 0;
   if (opts) {
-    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_call_options_t),
-                                         "opts"));
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_call_options_t), "opts"));
     ms = opts->timeout_ms;
   }
   if (ms == 0) ms = ctx.timeout_ms();
@@ -71,9 +70,8 @@ Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, vo
   return Status::Ok();
 }
 
-Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
-                    void* stream, const weft_call_options_t* opts, weft_work_t** work,
-                    DLDevice device,
+Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
+                    const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
                     const std::function<Result<PostOp>(const GroupInfo&)>& prepare) {
   struct Posted {
     backends::Communicator* comm = nullptr;

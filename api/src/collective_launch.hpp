@@ -30,8 +30,8 @@ Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, vo
 // hold the send back. `post` returns the posted request.
 using PostOp = std::function<Result<std::unique_ptr<backends::Communicator::Request>>(
     backends::Communicator&, const backends::OpArgs&)>;
-Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
-                    void* stream, const weft_call_options_t* opts, weft_work_t** work,
-                    DLDevice device, const std::function<Result<PostOp>(const GroupInfo&)>& prepare);
+Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
+                    const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
+                    const std::function<Result<PostOp>(const GroupInfo&)>& prepare);
 
 }  // namespace weft::api

@@ -86,8 +86,8 @@ weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                     WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
                     WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
                     return CommOp([b, o](Communicator& c, const OpArgs& a) {
-                      return c.Allreduce(b.first.data, b.second.data, b.first.numel,
-                                         b.first.dtype, o, a);
+                      return c.Allreduce(b.first.data, b.second.data, b.first.numel, b.first.dtype,
+                                         o, a);
                     });
                   });
   });
@@ -102,8 +102,8 @@ weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                     WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(),
                                                 "allgather over " + Str(g.size()) + " ranks"));
                     return CommOp([b](Communicator& c, const OpArgs& a) {
-                      return c.Allgather(b.first.data, b.second.data, b.first.numel,
-                                         b.first.dtype, a);
+                      return c.Allgather(b.first.data, b.second.data, b.first.numel, b.first.dtype,
+                                         a);
                     });
                   });
   });
@@ -113,32 +113,31 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
                               const DLTensor* send, DLTensor* recv, const int64_t* recv_counts,
                               const int64_t* recv_displs, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_ASSIGN_OR_RETURN(auto cd, Counts(recv_counts, recv_displs, g.size(),
-                                                          b.second, "recv_counts",
-                                                          "recv_displs", "recv"));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", cd.first[g.index],
-                                                "recv_counts[" + Str(g.index) + "]"));
-                    return CommOp([b, cd](Communicator& c, const OpArgs& a) {
-                      return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first,
-                                          cd.second, b.first.dtype, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_ASSIGN_OR_RETURN(auto cd, Counts(recv_counts, recv_displs, g.size(), b.second,
+                                                "recv_counts", "recv_displs", "recv"));
+          WEFT_RETURN_IF_ERROR(
+              SizeIs(b.first, "send", cd.first[g.index], "recv_counts[" + Str(g.index) + "]"));
+          return CommOp([b, cd](Communicator& c, const OpArgs& a) {
+            return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
+                                b.first.dtype, a);
+          });
+        });
   });
 }
 
-weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                  int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
-                                  int32_t op, WEFT_COLLECTIVE_TAIL) {
+weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                                  const DLTensor* send, DLTensor* recv, int32_t op,
+                                  WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
                   [&](const GroupInfo& g) -> Result<CommOp> {
                     WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
                     WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(),
-                                                "reduce_scatter over " + Str(g.size()) +
-                                                    " ranks"));
+                                                "reduce_scatter over " + Str(g.size()) + " ranks"));
                     WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
                     return CommOp([b, o](Communicator& c, const OpArgs& a) {
                       return c.ReduceScatter(b.first.data, b.second.data, b.second.numel,
@@ -148,26 +147,26 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh,
   });
 }
 
-weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                   int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
-                                   const int64_t* counts, int32_t op, WEFT_COLLECTIVE_TAIL) {
+weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                                   const DLTensor* send, DLTensor* recv, const int64_t* counts,
+                                   int32_t op, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_ASSIGN_OR_RETURN(auto cd, Counts(counts, nullptr, g.size(), b.first,
-                                                          "counts", "counts", "send"));
-                    int64_t total = 0;
-                    for (uint64_t x : cd.first) total += static_cast<int64_t>(x);
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", total, "sum(counts)"));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", cd.first[g.index],
-                                                "counts[" + Str(g.index) + "]"));
-                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-                    return CommOp([b, cd, o](Communicator& c, const OpArgs& a) {
-                      return c.ReduceScatterv(b.first.data, b.second.data, cd.first,
-                                              b.first.dtype, o, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_ASSIGN_OR_RETURN(
+              auto cd, Counts(counts, nullptr, g.size(), b.first, "counts", "counts", "send"));
+          int64_t total = 0;
+          for (uint64_t x : cd.first) total += static_cast<int64_t>(x);
+          WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", total, "sum(counts)"));
+          WEFT_RETURN_IF_ERROR(
+              SizeIs(b.second, "recv", cd.first[g.index], "counts[" + Str(g.index) + "]"));
+          WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+          return CommOp([b, cd, o](Communicator& c, const OpArgs& a) {
+            return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
+          });
+        });
   });
 }
 
@@ -194,26 +193,24 @@ weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_
 
 weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                              const DLTensor* send, const int64_t* send_counts,
-                             const int64_t* send_displs, DLTensor* recv,
-                             const int64_t* recv_counts, const int64_t* recv_displs,
-                             WEFT_COLLECTIVE_TAIL) {
+                             const int64_t* send_displs, DLTensor* recv, const int64_t* recv_counts,
+                             const int64_t* recv_displs, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    if (b.first.data == b.second.data && b.first.numel > 0)
-                      return InvalidArgument("alltoallv has no in-place form: send is recv");
-                    WEFT_ASSIGN_OR_RETURN(auto s, Counts(send_counts, send_displs, g.size(),
-                                                         b.first, "send_counts", "send_displs",
-                                                         "send"));
-                    WEFT_ASSIGN_OR_RETURN(auto r, Counts(recv_counts, recv_displs, g.size(),
-                                                         b.second, "recv_counts", "recv_displs",
-                                                         "recv"));
-                    return CommOp([b, s, r](Communicator& c, const OpArgs& a) {
-                      return c.Alltoallv(b.first.data, s.first, s.second, b.second.data,
-                                         r.first, r.second, b.first.dtype, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          if (b.first.data == b.second.data && b.first.numel > 0)
+            return InvalidArgument("alltoallv has no in-place form: send is recv");
+          WEFT_ASSIGN_OR_RETURN(auto s, Counts(send_counts, send_displs, g.size(), b.first,
+                                               "send_counts", "send_displs", "send"));
+          WEFT_ASSIGN_OR_RETURN(auto r, Counts(recv_counts, recv_displs, g.size(), b.second,
+                                               "recv_counts", "recv_displs", "recv"));
+          return CommOp([b, s, r](Communicator& c, const OpArgs& a) {
+            return c.Alltoallv(b.first.data, s.first, s.second, b.second.data, r.first, r.second,
+                               b.first.dtype, a);
+          });
+        });
   });
 }
 
@@ -247,12 +244,12 @@ weft_status_t weft_send(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t me
                         const DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     auto check = [&](const GroupInfo& g) -> Result<Buffer> {
-                    if (peer < 0 || peer >= g.size())
-                      return InvalidArgument("peer is " + Str(peer) + " but the group has " +
-                                             Str(g.size()) + " members");
-                    if (tag < 0 || tag > INT32_MAX)
-                      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
-                    return CheckBuffer(buf, "buf");
+      if (peer < 0 || peer >= g.size())
+        return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
+                               " members");
+      if (tag < 0 || tag > INT32_MAX)
+        return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
+      return CheckBuffer(buf, "buf");
     };
     if (work)
       return weft::api::LaunchPosted(
@@ -277,12 +274,12 @@ weft_status_t weft_recv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t me
                         DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     auto check = [&](const GroupInfo& g) -> Result<Buffer> {
-                    if (peer < 0 || peer >= g.size())
-                      return InvalidArgument("peer is " + Str(peer) + " but the group has " +
-                                             Str(g.size()) + " members");
-                    if (tag < 0 || tag > INT32_MAX)
-                      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
-                    return CheckBuffer(buf, "buf");
+      if (peer < 0 || peer >= g.size())
+        return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
+                               " members");
+      if (tag < 0 || tag > INT32_MAX)
+        return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
+      return CheckBuffer(buf, "buf");
     };
     if (work)
       return weft::api::LaunchPosted(

@@ -72,8 +72,9 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   if (!opts || opts->timeout_ms == 0) timeout_ms_ = EnvMs("WEFT_TIMEOUT_MS", timeout_ms_);
   if (!opts || opts->connect_timeout_ms == 0)
     connect_timeout_ms_ = EnvMs("WEFT_CONNECT_TIMEOUT_MS", connect_timeout_ms_);
-  WEFT_ASSIGN_OR_RETURN(backends::LaunchEnv env,
-                        backends::DetectLaunchEnv(lo, [](const char* n) { return std::getenv(n); }));
+  WEFT_ASSIGN_OR_RETURN(backends::LaunchEnv env, backends::DetectLaunchEnv(lo, [](const char* n) {
+                          return std::getenv(n);
+                        }));
   rank_ = env.rank;
   world_size_ = env.world_size;
   local_rank_ = env.local_rank;
@@ -94,8 +95,7 @@ Status Context::ConnectStore(const std::string& host, uint16_t port) {
   const auto deadline = Deadline(connect_timeout_ms_);
   WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline));
   return store_->Register(
-      rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); },
-      deadline);
+      rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); }, deadline);
 }
 
 // Every rank claims its rank number and checks the world size against rank 0's, so that a
@@ -146,17 +146,16 @@ Status Context::LoadBackend(const weft_context_options_t* opts) {
     name = env && *env ? env : (world_size_ > 1 ? "gloo" : "self");
   }
   const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
-  WEFT_ASSIGN_OR_RETURN(auto plugin,
-                        backends::LoadBackendPlugin(name, disabled ? disabled : ""));
-  backends::Backend::Args args{rank_, world_size_, local_rank_, local_world_size_, timeout_ms_,
-                               store_.get()};
+  WEFT_ASSIGN_OR_RETURN(auto plugin, backends::LoadBackendPlugin(name, disabled ? disabled : ""));
+  backends::Backend::Args args{rank_,       world_size_, local_rank_, local_world_size_,
+                               timeout_ms_, store_.get()};
   WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin), args));
   backend_name_ = backend_->name();
   return Status::Ok();
 }
 
 Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks,
-                                              Clock::time_point deadline) {
+                                               Clock::time_point deadline) {
   std::string key = "comm/" + std::to_string(ranks.size());
   uint64_t h = 1469598103934665603ull;  // FNV-1a over the ordered rank list
   int32_t me = -1;
@@ -173,13 +172,13 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
   if (it != comms_.end()) return it->second.get();
   int64_t ms = -1;
   if (deadline != Clock::time_point::max())
-    ms = std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  deadline - Clock::now()).count());
+    ms = std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
   weft_bk_comm_t* raw = nullptr;
   backends::TakePluginError();
-  const weft_status_t s = backend_->table().comm_create(
-      backend_->state(), ranks.data(), static_cast<int32_t>(ranks.size()), me,
-      (key + "/").c_str(), ms, &raw);
+  const weft_status_t s = backend_->table().comm_create(backend_->state(), ranks.data(),
+                                                        static_cast<int32_t>(ranks.size()), me,
+                                                        (key + "/").c_str(), ms, &raw);
   if (s != WEFT_OK) return backend_->Error(s, "comm_create");
   auto comm = std::make_unique<backends::Communicator>(*backend_, raw, ranks, me);
   backends::Communicator* out = comm.get();

@@ -25,8 +25,8 @@ weft_status_t weft_context_create(const weft_context_options_t* opts, weft_conte
   return Guard(__func__, [&] {
     WEFT_REQUIRE(ctx);
     if (opts)
-      WEFT_RETURN_IF_ERROR(weft::api::CheckStructSize(opts, sizeof(*opts),
-                                                      sizeof(weft_context_options_t), "opts"));
+      WEFT_RETURN_IF_ERROR(
+          weft::api::CheckStructSize(opts, sizeof(*opts), sizeof(weft_context_options_t), "opts"));
     WEFT_ASSIGN_OR_RETURN(auto impl, weft::api::Context::Create(opts));
     *ctx = std::make_unique<weft_context>(weft_context{std::move(impl)}).release();
     return Status::Ok();

@@ -72,8 +72,8 @@ void Context::Abort(Status why, int32_t failed_rank) {
   }
   WEFT_LOG_ERROR("{}", why.message());
   if (backend_)
-    backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()),
-                            failed_rank, why.message().c_str());
+    backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()), failed_rank,
+                            why.message().c_str());
 }
 
 Status Context::sticky_error() const {
@@ -90,18 +90,17 @@ int32_t Context::failed_rank() const {
 void Context::OnStoreEvent(const std::string& key, const std::string& value) {
   // Runs on the store client's event thread: record and abort, nothing blocking.
   if (key == "failed/<store>") {
-    Abort(Status(Code::kPeerFailure,
-                 "rank 0 failed: lost the store it hosted (" + value + ")"), 0);
+    Abort(Status(Code::kPeerFailure, "rank 0 failed: lost the store it hosted (" + value + ")"), 0);
   } else if (key.rfind("failed/", 0) == 0) {
     const int32_t r = std::atoi(key.c_str() + 7);
     if (r != rank_)
-      Abort(Status(Code::kPeerFailure, "rank " + std::to_string(r) + " failed (" + value + ")"),
-            r);
+      Abort(Status(Code::kPeerFailure, "rank " + std::to_string(r) + " failed (" + value + ")"), r);
   } else if (key.rfind("opfail/", 0) == 0) {
     const int32_t r = std::atoi(key.c_str() + 7);
     if (r != rank_)
-      Abort(Status(Code::kAborted,
-                   "rank " + std::to_string(r) + " rejected its arguments: " + value), r);
+      Abort(
+          Status(Code::kAborted, "rank " + std::to_string(r) + " rejected its arguments: " + value),
+          r);
   }
 }
 
@@ -127,8 +126,7 @@ Status Context::Leave() {
   if (store_ && !failed_) {
     // Meet every rank before closing connections so no peer sees this rank vanish mid-op.
     auto arrived = store_->Add("destroy/arrived", 1, deadline);
-    if (arrived.ok() && *arrived == world_size_)
-      (void)store_->Set("destroy/all", "1", deadline);
+    if (arrived.ok() && *arrived == world_size_) (void)store_->Set("destroy/all", "1", deadline);
     result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
     if (!failed_) result = Explain(*this, result);
   }

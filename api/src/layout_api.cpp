@@ -24,8 +24,10 @@ weft::Result<Placement> ToPlacement(const weft_placement_t& p, size_t i) {
   if (p.reserved != 0)
     return InvalidArgument(name + ".reserved is " + Str(p.reserved) + " but must be 0");
   switch (p.kind) {
-    case WEFT_REPLICATE: return Placement(weft::placement::Replicate{});
-    case WEFT_SHARD: return Placement(weft::placement::Shard{p.dim});
+    case WEFT_REPLICATE:
+      return Placement(weft::placement::Replicate{});
+    case WEFT_SHARD:
+      return Placement(weft::placement::Shard{p.dim});
     case WEFT_PARTIAL:
       if (p.reduce_op < 0 || p.reduce_op >= weft::kNumReduceOps)
         return InvalidArgument(name + ".reduce_op is " + Str(p.reduce_op) +
@@ -62,8 +64,7 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
   if (out == nullptr) return InvalidArgument("layout is NULL");  // its name in the ABI
   WEFT_REQUIRE(mesh);
   if (ndim < 0 || ndim > WEFT_MAX_TENSOR_NDIM)
-    return InvalidArgument("ndim is " + Str(ndim) + " but must be 0.." +
-                           Str(WEFT_MAX_TENSOR_NDIM));
+    return InvalidArgument("ndim is " + Str(ndim) + " but must be 0.." + Str(WEFT_MAX_TENSOR_NDIM));
   if (ndim > 0) WEFT_REQUIRE(global_shape);
   WEFT_REQUIRE(placements);
   Layout::Spec spec;
@@ -88,8 +89,8 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
         return InvalidArgument("split_counts[" + Str(d) + "] is " + Str(split_counts[d]) +
                                " but the placements cut tensor dim " + Str(d) + " into " +
                                Str(pieces) + " pieces");
-      spec.splits.emplace_back(std::vector<int64_t>(split_sizes[d],
-                                                    split_sizes[d] + split_counts[d]));
+      spec.splits.emplace_back(
+          std::vector<int64_t>(split_sizes[d], split_sizes[d] + split_counts[d]));
     }
   }
   WEFT_ASSIGN_OR_RETURN(auto layout, Layout::Create(std::move(spec)));
@@ -101,9 +102,9 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
 
 extern "C" {
 
-weft_status_t weft_layout_create(const weft_mesh_t* mesh, int32_t ndim,
-                                 const int64_t* global_shape, DLDataType dtype,
-                                 const weft_placement_t* placements, weft_layout_t** layout) {
+weft_status_t weft_layout_create(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global_shape,
+                                 DLDataType dtype, const weft_placement_t* placements,
+                                 weft_layout_t** layout) {
   return Guard(__func__, [&] {
     return CreateLayout(mesh, ndim, global_shape, dtype, placements, nullptr, nullptr, layout);
   });
@@ -192,16 +193,15 @@ weft_status_t weft_layout_split_sizes(const weft_layout_t* layout, int32_t dim, 
     if (sizes == nullptr && len == 0) return Status::Ok();
     WEFT_REQUIRE(sizes);
     if (len < *count)
-      return InvalidArgument("len is " + Str(len) + " but dim " + Str(dim) + " has " +
-                             Str(*count) + " pieces (see *count)");
+      return InvalidArgument("len is " + Str(len) + " but dim " + Str(dim) + " has " + Str(*count) +
+                             " pieces (see *count)");
     const std::vector<int64_t> resolved = l.ResolvedSizes(dim);
     for (size_t i = 0; i < resolved.size(); ++i) sizes[i] = resolved[i];
     return Status::Ok();
   });
 }
 
-weft_status_t weft_layout_equal(const weft_layout_t* a, const weft_layout_t* b,
-                                int32_t* equal) {
+weft_status_t weft_layout_equal(const weft_layout_t* a, const weft_layout_t* b, int32_t* equal) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(a);
     WEFT_REQUIRE(b);

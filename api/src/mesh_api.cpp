@@ -44,8 +44,8 @@ Status CreateMesh(weft_context_t* ctx, int32_t ndim, const int64_t* shape, const
     if (n > 0) spec.ranks.emplace(ranks, ranks + n);
   }
   if (opts != nullptr) {
-    WEFT_RETURN_IF_ERROR(weft::api::CheckStructSize(opts, sizeof(*opts),
-                                                    sizeof(weft_mesh_options_t), "opts"));
+    WEFT_RETURN_IF_ERROR(
+        weft::api::CheckStructSize(opts, sizeof(*opts), sizeof(weft_mesh_options_t), "opts"));
     if (opts->dim_names != nullptr)
       for (int32_t i = 0; i < ndim; ++i)
         spec.dim_names.emplace_back(opts->dim_names[i] ? opts->dim_names[i] : "");
@@ -193,8 +193,7 @@ weft_status_t weft_mesh_slice(const weft_mesh_t* mesh, int32_t nkeep, const int3
 }
 
 weft_status_t weft_mesh_slice_by_names(const weft_mesh_t* mesh, int32_t nkeep,
-                                       const char* const* names, int32_t rank,
-                                       weft_mesh_t** out) {
+                                       const char* const* names, int32_t rank, weft_mesh_t** out) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(mesh);
     WEFT_REQUIRE(out);
@@ -227,12 +226,10 @@ weft_status_t weft_mesh_flatten(const weft_mesh_t* mesh, int32_t first, int32_t 
     // Named here: placement::Mesh::Flatten's message does not know the ABI's argument names.
     const int32_t ndim = mesh->mesh->ndim();
     if (first < 0 || first >= ndim)
-      return InvalidArgument("first is " + Str(first) + " but the mesh has " + Str(ndim) +
-                             " dims");
+      return InvalidArgument("first is " + Str(first) + " but the mesh has " + Str(ndim) + " dims");
     if (count < 1 || count > ndim - first)
       return InvalidArgument("count is " + Str(count) + " but must be 1.." + Str(ndim - first) +
-                             " for first " + Str(first) + " on a mesh of " + Str(ndim) +
-                             " dims");
+                             " for first " + Str(first) + " on a mesh of " + Str(ndim) + " dims");
     return WrapMesh(mesh->mesh->Flatten(first, count, name ? name : ""), out);
   });
 }
@@ -268,8 +265,7 @@ weft_status_t weft_mesh_equal(const weft_mesh_t* a, const weft_mesh_t* b, int32_
   });
 }
 
-weft_status_t weft_mesh_describe(const weft_mesh_t* mesh, char* buf, size_t len,
-                                 size_t* needed) {
+weft_status_t weft_mesh_describe(const weft_mesh_t* mesh, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(mesh);
     return weft::api::WriteText(weft::placement::DescribeMesh(*mesh->mesh), buf, len, needed);

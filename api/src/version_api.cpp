@@ -16,22 +16,38 @@ const char* weft_version_string(void) {
 
 const char* weft_status_string(weft_status_t status) {
   switch (status) {
-    case WEFT_OK: return "WEFT_OK: success";
-    case WEFT_IN_PROGRESS: return "WEFT_IN_PROGRESS: the operation has not finished yet";
-    case WEFT_ERR_INVALID_ARGUMENT: return "WEFT_ERR_INVALID_ARGUMENT: an argument is invalid";
-    case WEFT_ERR_INVALID_USAGE: return "WEFT_ERR_INVALID_USAGE: the call is not valid now";
-    case WEFT_ERR_UNSUPPORTED: return "WEFT_ERR_UNSUPPORTED: not supported here";
-    case WEFT_ERR_NOT_AVAILABLE: return "WEFT_ERR_NOT_AVAILABLE: a resource is missing";
-    case WEFT_ERR_VERSION_MISMATCH: return "WEFT_ERR_VERSION_MISMATCH: unsupported version";
-    case WEFT_ERR_OUT_OF_MEMORY: return "WEFT_ERR_OUT_OF_MEMORY: out of memory";
-    case WEFT_ERR_TIMEOUT: return "WEFT_ERR_TIMEOUT: the deadline passed";
-    case WEFT_ERR_PEER_FAILURE: return "WEFT_ERR_PEER_FAILURE: a peer rank failed";
-    case WEFT_ERR_ABORTED: return "WEFT_ERR_ABORTED: the operation was aborted";
-    case WEFT_ERR_SYSTEM: return "WEFT_ERR_SYSTEM: an operating-system call failed";
-    case WEFT_ERR_BACKEND: return "WEFT_ERR_BACKEND: the communication backend failed";
-    case WEFT_ERR_PLUGIN: return "WEFT_ERR_PLUGIN: a plugin misbehaved";
-    case WEFT_ERR_INTERNAL: return "WEFT_ERR_INTERNAL: internal error (a bug in Weft)";
-    default: return "unknown weft status";
+    case WEFT_OK:
+      return "WEFT_OK: success";
+    case WEFT_IN_PROGRESS:
+      return "WEFT_IN_PROGRESS: the operation has not finished yet";
+    case WEFT_ERR_INVALID_ARGUMENT:
+      return "WEFT_ERR_INVALID_ARGUMENT: an argument is invalid";
+    case WEFT_ERR_INVALID_USAGE:
+      return "WEFT_ERR_INVALID_USAGE: the call is not valid now";
+    case WEFT_ERR_UNSUPPORTED:
+      return "WEFT_ERR_UNSUPPORTED: not supported here";
+    case WEFT_ERR_NOT_AVAILABLE:
+      return "WEFT_ERR_NOT_AVAILABLE: a resource is missing";
+    case WEFT_ERR_VERSION_MISMATCH:
+      return "WEFT_ERR_VERSION_MISMATCH: unsupported version";
+    case WEFT_ERR_OUT_OF_MEMORY:
+      return "WEFT_ERR_OUT_OF_MEMORY: out of memory";
+    case WEFT_ERR_TIMEOUT:
+      return "WEFT_ERR_TIMEOUT: the deadline passed";
+    case WEFT_ERR_PEER_FAILURE:
+      return "WEFT_ERR_PEER_FAILURE: a peer rank failed";
+    case WEFT_ERR_ABORTED:
+      return "WEFT_ERR_ABORTED: the operation was aborted";
+    case WEFT_ERR_SYSTEM:
+      return "WEFT_ERR_SYSTEM: an operating-system call failed";
+    case WEFT_ERR_BACKEND:
+      return "WEFT_ERR_BACKEND: the communication backend failed";
+    case WEFT_ERR_PLUGIN:
+      return "WEFT_ERR_PLUGIN: a plugin misbehaved";
+    case WEFT_ERR_INTERNAL:
+      return "WEFT_ERR_INTERNAL: internal error (a bug in Weft)";
+    default:
+      return "unknown weft status";
   }
 }
 

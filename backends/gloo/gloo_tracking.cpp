@@ -57,8 +57,7 @@ void TrackedPair::changeState(state next) noexcept {
   if (next != CLOSED || ex_ == nullptr) return;
   auto fail = [this](const ::gloo::WeakNonOwningPtr<::gloo::transport::tcp::UnboundBuffer>& weak) {
     ::gloo::NonOwningPtr<::gloo::transport::tcp::UnboundBuffer> buffer(weak);
-    // Every unbound buffer of a TrackingContext is a TrackedBuffer.
-    if (buffer) static_cast<TrackedBuffer*>(buffer.operator->())->Fail(ex_);
+    if (buffer) TrackedBuffer::FailBase(buffer.operator->(), ex_);
   };
   fail(rx_.ubuf);
   for (const auto& op : tx_) fail(op.ubuf);
@@ -71,6 +70,14 @@ TrackedBuffer::TrackedBuffer(const std::shared_ptr<TrackingContext>& context, vo
 }
 
 TrackedBuffer::~TrackedBuffer() { tracking_->Untrack(this); }
+
+void TrackedBuffer::FailBase(::gloo::transport::tcp::UnboundBuffer* buffer,
+                             const std::exception_ptr& error) {
+  // signalException is protected; a pointer to it formed through this derived class is a
+  // pointer to a member of the base, applicable to any base object.
+  constexpr auto kSignal = &TrackedBuffer::signalException;
+  (buffer->*kSignal)(error);
+}
 
 TrackedBuffer::State TrackedBuffer::WaitUntil(bool recv,
                                               std::chrono::steady_clock::time_point until,

@@ -99,6 +99,11 @@ class TrackedBuffer final : public ::gloo::transport::tcp::UnboundBuffer {
   ~TrackedBuffer() override;
 
   void Fail(const std::exception_ptr& error) { signalException(error); }
+  // The same for any TCP unbound buffer, including one whose TrackedBuffer part is already
+  // destroyed: the device thread can hold one while its destructor waits for that reference
+  // (the base's members stay alive until then), so it must not be cast to TrackedBuffer.
+  static void FailBase(::gloo::transport::tcp::UnboundBuffer* buffer,
+                       const std::exception_ptr& error);
 
   enum class State { kPending, kDone, kFailed };
   // Waits until the posted send (recv == false) or recv completed or failed, or `until`

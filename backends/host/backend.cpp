@@ -44,8 +44,8 @@ struct HostCallbacks {
   static weft_status_t StoreSet(void* d, const char* key, const void* v, size_t len,
                                 int64_t timeout_ms) {
     if (!Store(d)) return Report(Status(Code::kNotAvailable, "no store in a world of one"));
-    return Report(Store(d)->Set(key, std::string(static_cast<const char*>(v), len),
-                                Deadline(timeout_ms)));
+    return Report(
+        Store(d)->Set(key, std::string(static_cast<const char*>(v), len), Deadline(timeout_ms)));
   }
   static weft_status_t StoreGet(void* d, const char* key, void* buf, size_t cap, size_t* len,
                                 int64_t timeout_ms) {
@@ -79,8 +79,8 @@ struct HostCallbacks {
   static void Free(void*, void* p) { std::free(p); }
   static weft_status_t Reduce(void*, DLDataType t, int32_t op, void* inout, const void* in,
                               uint64_t count) {
-    return Report(ReduceInto(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op), inout,
-                             in, count));
+    return Report(
+        ReduceInto(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op), inout, in, count));
   }
 };
 
@@ -107,8 +107,8 @@ Result<std::unique_ptr<Backend>> Backend::Create(std::shared_ptr<LoadedPlugin> p
                                 &HostCallbacks::Alloc,
                                 &HostCallbacks::Free,
                                 &HostCallbacks::Reduce};
-  weft_bk_init_args_t init{sizeof(weft_bk_init_args_t), args.rank, args.world_size,
-                           args.local_rank, args.local_world_size, 0, args.timeout_ms};
+  weft_bk_init_args_t init{sizeof(weft_bk_init_args_t), args.rank, args.world_size, args.local_rank,
+                           args.local_world_size,       0,         args.timeout_ms};
   TakePluginError();
   const weft_status_t s = b->table().init(&b->host_, &init, &b->state_);
   if (s != WEFT_OK) return b->Error(s, "init");

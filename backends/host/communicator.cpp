@@ -38,8 +38,7 @@ Communicator::~Communicator() {
 }
 
 weft_bk_op_t Communicator::BkArgs(const OpArgs& a) {
-  return weft_bk_op_t{sizeof(weft_bk_op_t), 0, a.device, a.stream, RemainingMs(a.deadline),
-                      seq_++};
+  return weft_bk_op_t{sizeof(weft_bk_op_t), 0, a.device, a.stream, RemainingMs(a.deadline), seq_++};
 }
 
 Status Communicator::Check(weft_status_t s, const char* op) const {
@@ -48,8 +47,8 @@ Status Communicator::Check(weft_status_t s, const char* op) const {
 
 int64_t Communicator::NextInternalTag() { return kInternalTagBase + (internal_tag_++ % (1 << 20)); }
 
-Status Communicator::Allreduce(const void* send, void* recv, uint64_t count, DType t,
-                               ReduceOp op, const OpArgs& a) {
+Status Communicator::Allreduce(const void* send, void* recv, uint64_t count, DType t, ReduceOp op,
+                               const OpArgs& a) {
   if (op == ReduceOp::kAvg) return AvgAllreduce(send, recv, count, t, a);
   if (auto* f = backend_.table().allreduce) {
     const weft_bk_op_t args = BkArgs(a);
@@ -71,13 +70,13 @@ Status Communicator::Allgather(const void* send, void* recv, uint64_t count, DTy
 }
 
 Status Communicator::Allgatherv(const void* send, uint64_t send_count, void* recv,
-                                std::span<const uint64_t> counts,
-                                std::span<const uint64_t> displs, DType t, const OpArgs& a) {
+                                std::span<const uint64_t> counts, std::span<const uint64_t> displs,
+                                DType t, const OpArgs& a) {
   if (auto* f = backend_.table().allgatherv) {
     const weft_bk_op_t args = BkArgs(a);
-    return Check(f(comm_, send, send_count, recv, counts.data(), displs.data(), Dl(t), &args,
-                   nullptr),
-                 "allgatherv");
+    return Check(
+        f(comm_, send, send_count, recv, counts.data(), displs.data(), Dl(t), &args, nullptr),
+        "allgatherv");
   }
   const uint64_t item = ItemSize(t);
   return composed::Allgatherv(*this, send, send_count * item, recv, Scaled(counts, item),
@@ -89,18 +88,16 @@ Status Communicator::ReduceScatter(const void* send, void* recv, uint64_t count,
   if (op != ReduceOp::kAvg) {
     if (auto* f = backend_.table().reduce_scatter) {
       const weft_bk_op_t args = BkArgs(a);
-      return Check(
-          f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr),
-          "reduce_scatter");
+      return Check(f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr),
+                   "reduce_scatter");
     }
   }
   std::vector<uint64_t> counts(size(), count);
   return ReduceScatterv(send, recv, counts, t, op, a);
 }
 
-Status Communicator::ReduceScatterv(const void* send, void* recv,
-                                    std::span<const uint64_t> counts, DType t, ReduceOp op,
-                                    const OpArgs& a) {
+Status Communicator::ReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts,
+                                    DType t, ReduceOp op, const OpArgs& a) {
   if (op == ReduceOp::kAvg) return AvgReduceScatterv(send, recv, counts, t, a);
   if (auto* f = backend_.table().reduce_scatterv) {
     const weft_bk_op_t args = BkArgs(a);
@@ -124,21 +121,20 @@ Status Communicator::Alltoall(const void* send, void* recv, uint64_t count, DTyp
 
 Status Communicator::Alltoallv(const void* send, std::span<const uint64_t> sc,
                                std::span<const uint64_t> sd, void* recv,
-                               std::span<const uint64_t> rc, std::span<const uint64_t> rd,
-                               DType t, const OpArgs& a) {
+                               std::span<const uint64_t> rc, std::span<const uint64_t> rd, DType t,
+                               const OpArgs& a) {
   if (auto* f = backend_.table().alltoallv) {
     const weft_bk_op_t args = BkArgs(a);
-    return Check(f(comm_, send, sc.data(), sd.data(), recv, rc.data(), rd.data(), Dl(t), &args,
-                   nullptr),
-                 "alltoallv");
+    return Check(
+        f(comm_, send, sc.data(), sd.data(), recv, rc.data(), rd.data(), Dl(t), &args, nullptr),
+        "alltoallv");
   }
   const uint64_t item = ItemSize(t);
   return composed::Alltoallv(*this, send, Scaled(sc, item), Scaled(sd, item), recv,
                              Scaled(rc, item), Scaled(rd, item), a);
 }
 
-Status Communicator::Broadcast(void* buf, uint64_t count, DType t, int32_t root,
-                               const OpArgs& a) {
+Status Communicator::Broadcast(void* buf, uint64_t count, DType t, int32_t root, const OpArgs& a) {
   if (auto* f = backend_.table().broadcast) {
     const weft_bk_op_t args = BkArgs(a);
     return Check(f(comm_, buf, count, Dl(t), root, &args, nullptr), "broadcast");
@@ -157,20 +153,18 @@ Status Communicator::Barrier(const OpArgs& a) {
 Status Communicator::Send(const void* buf, uint64_t count, DType t, int32_t peer, int64_t tag,
                           const OpArgs& a) {
   const weft_bk_op_t args = BkArgs(a);
-  return Check(backend_.table().send(comm_, buf, count, Dl(t), peer, tag, &args, nullptr),
-               "send");
+  return Check(backend_.table().send(comm_, buf, count, Dl(t), peer, tag, &args, nullptr), "send");
 }
 
 Status Communicator::Recv(void* buf, uint64_t count, DType t, int32_t peer, int64_t tag,
                           const OpArgs& a) {
   const weft_bk_op_t args = BkArgs(a);
-  return Check(backend_.table().recv(comm_, buf, count, Dl(t), peer, tag, &args, nullptr),
-               "recv");
+  return Check(backend_.table().recv(comm_, buf, count, Dl(t), peer, tag, &args, nullptr), "recv");
 }
 
 Result<std::unique_ptr<Communicator::Request>> Communicator::PostSend(const void* buf,
-                                                                      uint64_t bytes,
-                                                                      int32_t peer, int64_t tag,
+                                                                      uint64_t bytes, int32_t peer,
+                                                                      int64_t tag,
                                                                       const OpArgs& a) {
   const weft_bk_op_t args = BkArgs(a);
   weft_bk_request_t* req = nullptr;
@@ -230,15 +224,13 @@ Status Communicator::AvgAllreduce(const void* send, void* recv, uint64_t count, 
 }
 
 Status Communicator::AvgReduceScatterv(const void* send, void* recv,
-                                       std::span<const uint64_t> counts, DType t,
-                                       const OpArgs& a) {
+                                       std::span<const uint64_t> counts, DType t, const OpArgs& a) {
   const DType acc_t = AvgAccumulatorType(t);
   uint64_t total = 0;
   for (uint64_t c : counts) total += c;
   std::vector<char> acc(total * ItemSize(acc_t)), mine(counts[index_] * ItemSize(acc_t));
   WEFT_RETURN_IF_ERROR(WidenToAccumulator(t, send, acc.data(), total));
-  WEFT_RETURN_IF_ERROR(
-      ReduceScatterv(acc.data(), mine.data(), counts, acc_t, ReduceOp::kSum, a));
+  WEFT_RETURN_IF_ERROR(ReduceScatterv(acc.data(), mine.data(), counts, acc_t, ReduceOp::kSum, a));
   return NarrowFromAccumulatorDividing(t, mine.data(), recv, counts[index_], size());
 }
 

@@ -23,8 +23,7 @@ struct OpArgs {
 
 class Communicator {
  public:
-  Communicator(Backend& backend, weft_bk_comm_t* comm, std::vector<int32_t> ranks,
-               int32_t index);
+  Communicator(Backend& backend, weft_bk_comm_t* comm, std::vector<int32_t> ranks, int32_t index);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
@@ -50,8 +49,7 @@ class Communicator {
                    DType t, const OpArgs& a);
   Status Broadcast(void* buf, uint64_t count, DType t, int32_t root, const OpArgs& a);
   Status Barrier(const OpArgs& a);
-  Status Send(const void* buf, uint64_t count, DType t, int32_t peer, int64_t tag,
-              const OpArgs& a);
+  Status Send(const void* buf, uint64_t count, DType t, int32_t peer, int64_t tag, const OpArgs& a);
   Status Recv(void* buf, uint64_t count, DType t, int32_t peer, int64_t tag, const OpArgs& a);
 
   // Asynchronous point-to-point for the compositions: post, then wait all.
@@ -72,8 +70,8 @@ class Communicator {
   weft_bk_op_t BkArgs(const OpArgs& a);
   Status Check(weft_status_t s, const char* op) const;
   Status AvgAllreduce(const void* send, void* recv, uint64_t count, DType t, const OpArgs& a);
-  Status AvgReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts,
-                           DType t, const OpArgs& a);
+  Status AvgReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts, DType t,
+                           const OpArgs& a);
 
   Backend& backend_;
   weft_bk_comm_t* comm_;

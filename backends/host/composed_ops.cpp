@@ -36,8 +36,8 @@ Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* 
   // Step s forwards the block that originated s hops to the left.
   for (int32_t s = 0; s < n - 1; ++s) {
     const int32_t sb = Mod(me - s, n), rb = Mod(me - s - 1, n);
-    WEFT_RETURN_IF_ERROR(Exchange(c, out + displs[sb], bytes[sb], Mod(me + 1, n),
-                                  out + displs[rb], bytes[rb], Mod(me - 1, n), tag, a));
+    WEFT_RETURN_IF_ERROR(Exchange(c, out + displs[sb], bytes[sb], Mod(me + 1, n), out + displs[rb],
+                                  bytes[rb], Mod(me - 1, n), tag, a));
   }
   return Status::Ok();
 }

@@ -12,8 +12,7 @@ namespace {
 
 std::string LibraryDir() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&PluginSearchPath), &info) == 0 || !info.dli_fname)
-    return {};
+  if (dladdr(reinterpret_cast<void*>(&PluginSearchPath), &info) == 0 || !info.dli_fname) return {};
   return std::filesystem::path(info.dli_fname).parent_path().string();
 }
 
@@ -27,8 +26,7 @@ const OpMask kOps[] = {
     {"allreduce", WEFT_BK_CAP_ALLREDUCE, offsetof(weft_backend_plugin_t, allreduce)},
     {"allgather", WEFT_BK_CAP_ALLGATHER, offsetof(weft_backend_plugin_t, allgather)},
     {"allgatherv", WEFT_BK_CAP_ALLGATHERV, offsetof(weft_backend_plugin_t, allgatherv)},
-    {"reduce_scatter", WEFT_BK_CAP_REDUCE_SCATTER,
-     offsetof(weft_backend_plugin_t, reduce_scatter)},
+    {"reduce_scatter", WEFT_BK_CAP_REDUCE_SCATTER, offsetof(weft_backend_plugin_t, reduce_scatter)},
     {"reduce_scatterv", WEFT_BK_CAP_REDUCE_SCATTERV,
      offsetof(weft_backend_plugin_t, reduce_scatterv)},
     {"alltoall", WEFT_BK_CAP_ALLTOALL, offsetof(weft_backend_plugin_t, alltoall)},
@@ -44,9 +42,9 @@ void** Slot(weft_backend_plugin_t& t, size_t offset) {
 // A capability bit without its function (or the reverse) means "absent": the host composes.
 Status ApplyMask(weft_backend_plugin_t& t, const std::string& disabled) {
   for (const OpMask& op : kOps) {
-    const bool off = disabled == "all" ||
-                     (',' + disabled + ',').find(std::string(",") + op.name + ",") !=
-                         std::string::npos;
+    const bool off =
+        disabled == "all" ||
+        (',' + disabled + ',').find(std::string(",") + op.name + ",") != std::string::npos;
     if (off || *Slot(t, op.offset) == nullptr || !(t.capabilities & op.cap)) {
       *Slot(t, op.offset) = nullptr;
       t.capabilities &= ~op.cap;
@@ -57,11 +55,16 @@ Status ApplyMask(weft_backend_plugin_t& t, const std::string& disabled) {
 
 Status CheckMandatory(const weft_backend_plugin_t& t, const std::string& path) {
   const char* missing = nullptr;
-  if (!t.init) missing = "init";
-  else if (!t.finalize) missing = "finalize";
-  else if (!t.abort) missing = "abort";
-  else if (!t.comm_create || !t.comm_destroy) missing = "comm_create/comm_destroy";
-  else if (!t.send || !t.recv) missing = "send/recv";
+  if (!t.init)
+    missing = "init";
+  else if (!t.finalize)
+    missing = "finalize";
+  else if (!t.abort)
+    missing = "abort";
+  else if (!t.comm_create || !t.comm_destroy)
+    missing = "comm_create/comm_destroy";
+  else if (!t.send || !t.recv)
+    missing = "send/recv";
   else if (!t.request_test || !t.request_wait || !t.request_cancel || !t.request_free)
     missing = "request_*";
   if (missing)
@@ -92,8 +95,10 @@ LoadedPlugin::~LoadedPlugin() {
 Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_or_path,
                                                         const std::string& disabled_ops) {
   std::vector<std::string> candidates;
-  if (name_or_path.find('/') != std::string::npos) candidates.push_back(name_or_path);
-  else candidates = PluginSearchPath(name_or_path);
+  if (name_or_path.find('/') != std::string::npos)
+    candidates.push_back(name_or_path);
+  else
+    candidates = PluginSearchPath(name_or_path);
   std::string tried;
   void* handle = nullptr;
   std::string path;
@@ -115,8 +120,8 @@ Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_
   auto plugin = std::shared_ptr<LoadedPlugin>(new LoadedPlugin());
   plugin->handle_ = handle;
   plugin->path_ = path;
-  auto entry = reinterpret_cast<weft_backend_plugin_entry_fn>(
-      dlsym(handle, "weft_backend_plugin_v1"));
+  auto entry =
+      reinterpret_cast<weft_backend_plugin_entry_fn>(dlsym(handle, "weft_backend_plugin_v1"));
   if (!entry) {
     for (int v = 2; v <= 9; ++v) {
       const std::string sym = "weft_backend_plugin_v" + std::to_string(v);
@@ -131,12 +136,12 @@ Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_
   if (!table) return Status(Code::kPlugin, "plugin " + path + " returned a NULL table");
   const uint32_t major = table->abi_version >> 16;
   if (major != WEFT_BACKEND_PLUGIN_ABI_MAJOR)
-    return Status(Code::kVersionMismatch,
-                  "plugin " + path + " was built for backend plugin ABI " +
-                      std::to_string(major) + "." + std::to_string(table->abi_version & 0xffff) +
-                      " but this libweft supports " +
-                      std::to_string(WEFT_BACKEND_PLUGIN_ABI_MAJOR) + "." +
-                      std::to_string(WEFT_BACKEND_PLUGIN_ABI_MINOR));
+    return Status(Code::kVersionMismatch, "plugin " + path + " was built for backend plugin ABI " +
+                                              std::to_string(major) + "." +
+                                              std::to_string(table->abi_version & 0xffff) +
+                                              " but this libweft supports " +
+                                              std::to_string(WEFT_BACKEND_PLUGIN_ABI_MAJOR) + "." +
+                                              std::to_string(WEFT_BACKEND_PLUGIN_ABI_MINOR));
   if (table->struct_size < sizeof(weft_backend_plugin_t))
     return Status(Code::kVersionMismatch, "plugin " + path + " has a table of " +
                                               std::to_string(table->struct_size) +

@@ -25,8 +25,8 @@ struct SelfState {
 struct weft_bk_comm {
   SelfState* state = nullptr;
   std::mutex mu;
-  std::map<int64_t, std::deque<std::vector<char>>> unmatched_sends;   // by tag
-  std::map<int64_t, std::deque<weft_bk_request*>> pending_recvs;      // by tag
+  std::map<int64_t, std::deque<std::vector<char>>> unmatched_sends;  // by tag
+  std::map<int64_t, std::deque<weft_bk_request*>> pending_recvs;     // by tag
 };
 
 namespace {
@@ -39,8 +39,7 @@ weft_status_t Fail(weft_bk_comm* c, weft_status_t s, const char* msg) {
 }
 
 bool OnHost(const weft_bk_op_t* a) {
-  return a == nullptr || a->device.device_type == kDLCPU ||
-         a->device.device_type == kDLCUDAHost;
+  return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
 }
 
 weft_status_t Finish(weft_bk_request_t** req, weft_status_t s) {
@@ -65,8 +64,7 @@ weft_status_t CheckPeer(weft_bk_comm* c, int32_t peer) {
                    : Fail(c, WEFT_ERR_INVALID_ARGUMENT, "self: the only peer is group index 0");
 }
 
-weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args,
-                   void** state) {
+weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args, void** state) {
   if (args->world_size != 1) {
     host->set_error(host->host_data, "self: the self backend runs a world of exactly 1 rank");
     return WEFT_ERR_INVALID_USAGE;
@@ -82,8 +80,8 @@ void Finalize(void* state) { delete static_cast<SelfState*>(state); }
 void Abort(void*, weft_status_t, int32_t, const char*) {}
 weft_status_t AsyncError(void*, int32_t*) { return WEFT_OK; }
 
-weft_status_t CommCreate(void* state, const int32_t*, int32_t nranks, int32_t my_index,
-                         const char*, int64_t, weft_bk_comm_t** comm) {
+weft_status_t CommCreate(void* state, const int32_t*, int32_t nranks, int32_t my_index, const char*,
+                         int64_t, weft_bk_comm_t** comm) {
   auto* s = static_cast<SelfState*>(state);
   if (nranks != 1 || my_index != 0) {
     s->host->set_error(s->host->host_data, "self: communicators have exactly one member");
@@ -112,18 +110,17 @@ weft_status_t Allgatherv(weft_bk_comm_t* c, const void* send, uint64_t n, void* 
   return Copy(c, send, static_cast<char*>(recv) + Bytes(displs[0], t), Bytes(n, t), a, req);
 }
 weft_status_t ReduceScatter(weft_bk_comm_t* c, const void* send, void* recv, uint64_t count,
-                            DLDataType t, int32_t, const weft_bk_op_t* a,
-                            weft_bk_request_t** req) {
+                            DLDataType t, int32_t, const weft_bk_op_t* a, weft_bk_request_t** req) {
   return Copy(c, send, recv, Bytes(count, t), a, req);
 }
 weft_status_t ReduceScatterv(weft_bk_comm_t* c, const void* send, void* recv,
-                             const uint64_t* counts, DLDataType t, int32_t,
-                             const weft_bk_op_t* a, weft_bk_request_t** req) {
+                             const uint64_t* counts, DLDataType t, int32_t, const weft_bk_op_t* a,
+                             weft_bk_request_t** req) {
   return Copy(c, send, recv, Bytes(counts[0], t), a, req);
 }
-weft_status_t Alltoallv(weft_bk_comm_t* c, const void* send, const uint64_t* sc,
-                        const uint64_t* sd, void* recv, const uint64_t* rc, const uint64_t* rd,
-                        DLDataType t, const weft_bk_op_t* a, weft_bk_request_t** req) {
+weft_status_t Alltoallv(weft_bk_comm_t* c, const void* send, const uint64_t* sc, const uint64_t* sd,
+                        void* recv, const uint64_t* rc, const uint64_t* rd, DLDataType t,
+                        const weft_bk_op_t* a, weft_bk_request_t** req) {
   if (sc[0] != rc[0])
     return Fail(c, WEFT_ERR_INVALID_ARGUMENT, "self: alltoallv send and receive counts differ");
   return Copy(c, static_cast<const char*>(send) + Bytes(sd[0], t),
@@ -138,8 +135,8 @@ weft_status_t Barrier(weft_bk_comm_t*, const weft_bk_op_t*, weft_bk_request_t** 
   return Finish(req, WEFT_OK);
 }
 
-weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataType t,
-                   int32_t peer, int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
+                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
   if (weft_status_t s = CheckPeer(c, peer); s != WEFT_OK) return s;
   if (!OnHost(a)) return Fail(c, WEFT_ERR_UNSUPPORTED, "self: device memory is not supported");
   const uint64_t bytes = Bytes(count, t);

@@ -26,8 +26,8 @@ TEST(Mesh, AllreduceOverEachMeshDim) {
     int64_t out = -1;
     const DLDataType i64{kDLInt, 64, 1};
     Tensor ti(&value, 1, i64), to(&out, 1, i64);
-    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, mesh, dim, ti.get(), to.get(), WEFT_REDUCE_SUM,
-                                   nullptr, nullptr, nullptr));
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, mesh, dim, ti.get(), to.get(), WEFT_REDUCE_SUM, nullptr,
+                                   nullptr, nullptr));
     EXPECT_EQ(out, sum) << "mesh dim " << dim;
     // Broadcast from group coordinate 0 of the dim: every member gets that rank's id.
     int64_t id = w.rank;
@@ -55,8 +55,8 @@ TEST(Mesh, AsyncWorkCompletesInIssueOrder) {
     to.emplace_back(out.data() + k * 1000, 1000, f64);
   }
   for (int k = 0; k < kOps; ++k)
-    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti[k].get(), to[k].get(),
-                                   WEFT_REDUCE_MAX, nullptr, nullptr, &works[k]));
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti[k].get(), to[k].get(), WEFT_REDUCE_MAX,
+                                   nullptr, nullptr, &works[k]));
   for (int k = kOps - 1; k >= 0; --k) {
     WEFT_OK_OR_FAIL(weft_work_wait(works[k], -1));
     int32_t done = 0;

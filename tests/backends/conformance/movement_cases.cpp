@@ -27,8 +27,8 @@ TEST(Movement, AllgatherEveryDtype) {
     std::vector<char> in(n * t.bytes()), out(n * w.size * t.bytes());
     for (int64_t i = 0; i < n; ++i) Put(t, in.data() + i * t.bytes(), w.rank, i);
     Tensor ti(in.data(), n, t.dl), to(out.data(), n * w.size, t.dl);
-    WEFT_OK_OR_FAIL(weft_allgather(w.ctx, nullptr, 0, ti.get(), to.get(), nullptr, nullptr,
-                                   nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_allgather(w.ctx, nullptr, 0, ti.get(), to.get(), nullptr, nullptr, nullptr));
     for (int32_t r = 0; r < w.size; ++r)
       for (int64_t i = 0; i < n; ++i)
         EXPECT_TRUE(Is(t, out.data() + (r * n + i) * t.bytes(), r, i)) << t.name << " r" << r;
@@ -69,8 +69,8 @@ TEST(Movement, AlltoallEveryDtype) {
     for (int32_t d = 0; d < w.size; ++d)
       for (int64_t i = 0; i < per; ++i) Put(t, in.data() + (d * per + i) * t.bytes(), w.rank, i, d);
     Tensor ti(in.data(), per * w.size, t.dl), to(out.data(), per * w.size, t.dl);
-    WEFT_OK_OR_FAIL(weft_alltoall(w.ctx, nullptr, 0, ti.get(), to.get(), nullptr, nullptr,
-                                  nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_alltoall(w.ctx, nullptr, 0, ti.get(), to.get(), nullptr, nullptr, nullptr));
     for (int32_t s = 0; s < w.size; ++s)
       for (int64_t i = 0; i < per; ++i)
         EXPECT_TRUE(Is(t, out.data() + (s * per + i) * t.bytes(), s, i, w.rank)) << t.name;
@@ -110,8 +110,7 @@ TEST(Movement, BroadcastFromEveryRoot) {
       for (int64_t i = 0; i < n; ++i)
         Put(t, buf.data() + i * t.bytes(), w.rank == root ? root : 99, i);
       Tensor tb(buf.data(), n, t.dl);
-      WEFT_OK_OR_FAIL(weft_broadcast(w.ctx, nullptr, 0, tb.get(), root, nullptr, nullptr,
-                                     nullptr));
+      WEFT_OK_OR_FAIL(weft_broadcast(w.ctx, nullptr, 0, tb.get(), root, nullptr, nullptr, nullptr));
       for (int64_t i = 0; i < n; ++i)
         EXPECT_TRUE(Is(t, buf.data() + i * t.bytes(), root, i)) << t.name << " root " << root;
     }
@@ -137,10 +136,9 @@ TEST(Movement, SendRecvRingWithTags) {
     for (int64_t i = 0; i < n; ++i) Put(t, out.data() + i * 8, w.rank, i, int32_t(tag));
     Tensor to(out.data(), n, t.dl), ti(in.data(), n, t.dl);
     weft_work_t* recv_work = nullptr;
-    WEFT_OK_OR_FAIL(weft_recv(w.ctx, nullptr, 0, ti.get(), left, tag, nullptr, nullptr,
-                              &recv_work));
-    WEFT_OK_OR_FAIL(weft_send(w.ctx, nullptr, 0, to.get(), right, tag, nullptr, nullptr,
-                              nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_recv(w.ctx, nullptr, 0, ti.get(), left, tag, nullptr, nullptr, &recv_work));
+    WEFT_OK_OR_FAIL(weft_send(w.ctx, nullptr, 0, to.get(), right, tag, nullptr, nullptr, nullptr));
     WEFT_OK_OR_FAIL(weft_work_wait(recv_work, -1));
     weft_work_release(recv_work);
     for (int64_t i = 0; i < n; ++i) EXPECT_TRUE(Is(t, in.data() + i * 8, left, i, int32_t(tag)));

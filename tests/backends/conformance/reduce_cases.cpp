@@ -52,10 +52,17 @@ std::complex<double> Expected(const Case& c, int32_t n, int64_t i) {
       continue;
     }
     switch (c.op) {
-      case WEFT_REDUCE_PROD: acc *= x; break;
-      case WEFT_REDUCE_MAX: acc = std::max(acc.real(), x.real()); break;
-      case WEFT_REDUCE_MIN: acc = std::min(acc.real(), x.real()); break;
-      default: acc += x;
+      case WEFT_REDUCE_PROD:
+        acc *= x;
+        break;
+      case WEFT_REDUCE_MAX:
+        acc = std::max(acc.real(), x.real());
+        break;
+      case WEFT_REDUCE_MIN:
+        acc = std::min(acc.real(), x.real());
+        break;
+      default:
+        acc += x;
     }
   }
   if (c.op == WEFT_REDUCE_AVG) acc /= double(n);
@@ -77,8 +84,8 @@ void CheckElements(const Case& c, const std::vector<char>& got, int64_t count, i
     const auto e = Expected(c, n, base + i);
     const auto want = EncodeOne(c.type, e.real(), e.imag());
     if (std::memcmp(want.data(), got.data() + i * c.type.bytes(), c.type.bytes()) != 0) {
-      ADD_FAILURE() << c.type.name << " op " << c.op << " element " << base + i
-                    << ": expected " << e.real() << "+" << e.imag() << "i";
+      ADD_FAILURE() << c.type.name << " op " << c.op << " element " << base + i << ": expected "
+                    << e.real() << "+" << e.imag() << "i";
       ++failures;
     }
   }
@@ -92,12 +99,12 @@ TEST(Reduce, AllreduceEveryDtypeAndOp) {
     std::vector<char> in(count * c.type.bytes()), out(in.size());
     Fill(c, w.rank, in, count);
     Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
-    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
-                                   nullptr, nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr, nullptr, nullptr));
     CheckElements(c, out, count, 0, w.size);
     // In place: the same tensor as send and receive.
-    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), ti.get(), c.op, nullptr,
-                                   nullptr, nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_allreduce(w.ctx, nullptr, 0, ti.get(), ti.get(), c.op, nullptr, nullptr, nullptr));
     CheckElements(c, in, count, 0, w.size);
   }
 }
@@ -109,8 +116,8 @@ TEST(Reduce, AllreduceLargeAndEmpty) {
     std::vector<char> in(count * 4 + 1), out(in.size());
     Fill(c, w.rank, in, count);
     Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
-    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
-                                   nullptr, nullptr));
+    WEFT_OK_OR_FAIL(
+        weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr, nullptr, nullptr));
     CheckElements(c, out, count, 0, w.size);
   }
 }
@@ -143,8 +150,8 @@ TEST(Reduce, ReduceScattervUnevenWithZeros) {
     std::vector<char> in(total * c.type.bytes() + 1), out(counts[w.rank] * c.type.bytes() + 1);
     Fill(c, w.rank, in, total);
     Tensor ti(in.data(), total, c.type.dl), to(out.data(), counts[w.rank], c.type.dl);
-    WEFT_OK_OR_FAIL(weft_reduce_scatterv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(),
-                                         c.op, nullptr, nullptr, nullptr));
+    WEFT_OK_OR_FAIL(weft_reduce_scatterv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(), c.op,
+                                         nullptr, nullptr, nullptr));
     CheckElements(c, out, counts[w.rank], mine_at, w.size);
   }
 }

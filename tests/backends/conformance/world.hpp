@@ -28,11 +28,11 @@ struct Tensor {
   DLTensor* get() { return &t; }
 };
 
-#define WEFT_OK_OR_FAIL(call)                                                         \
-  do {                                                                                \
-    const weft_status_t s_ = (call);                                                  \
-    ASSERT_EQ(s_, WEFT_OK) << #call << ": " << weft_status_string(s_) << " | "        \
-                           << weft_last_error();                                      \
+#define WEFT_OK_OR_FAIL(call)                                                  \
+  do {                                                                         \
+    const weft_status_t s_ = (call);                                           \
+    ASSERT_EQ(s_, WEFT_OK) << #call << ": " << weft_status_string(s_) << " | " \
+                           << weft_last_error();                               \
   } while (0)
 
 }  // namespace conformance
