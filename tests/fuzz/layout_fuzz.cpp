@@ -132,7 +132,7 @@ void DecodeRanks(Bytes& in, Mesh::Spec& s, int64_t n) {
     const int32_t step = 1 + in.U8() % 4;
     for (int64_t i = 0; i < n; ++i) ranks[i] = static_cast<int32_t>(base + i * step);
   } else {  // raw, often duplicate or negative
-    for (int64_t i = 0; i < n; ++i) ranks[i] = static_cast<int8_t>(in.U8());
+    for (int64_t i = 0; i < n; ++i) ranks[i] = int32_t{in.U8()} - 128;
   }
   s.ranks = std::move(ranks);
 }

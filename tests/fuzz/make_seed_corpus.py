@@ -40,7 +40,7 @@ def partial(op):
 
 
 def mesh(shape, ranks=None, world=0, world_byte=0, derive=0, mask=0, pick=0):
-    """ranks: None, ('perm', base, swaps), ('stride', base, step) or ('raw', [int8...])."""
+    """ranks: None, ('perm', base, swaps), ('stride', base, step) or ('raw', [-128..127])."""
     out = bytes([len(shape) - 1]) + bytes(e - 1 for e in shape)
     if ranks is None:
         out += bytes([0])
@@ -49,7 +49,7 @@ def mesh(shape, ranks=None, world=0, world_byte=0, derive=0, mask=0, pick=0):
     elif ranks[0] == "stride":
         out += bytes([2, ranks[1], ranks[2] - 1])
     else:
-        out += bytes([3, 0]) + bytes(r & 0xFF for r in ranks[1])
+        out += bytes([3, 0]) + bytes(r + 128 for r in ranks[1])
     out += bytes([world]) + (bytes([world_byte]) if world == 3 else b"")
     return out + bytes([derive, mask, pick])
 
