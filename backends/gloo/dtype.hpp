@@ -35,12 +35,23 @@ bool CheckedAdd(uint64_t a, uint64_t b, uint64_t* out);
 template <typename F>
 bool WithCarrier(size_t item, F&& f) {
   switch (item) {
-    case 1: f(std::type_identity<uint8_t>{}); return true;
-    case 2: f(std::type_identity<uint16_t>{}); return true;
-    case 4: f(std::type_identity<uint32_t>{}); return true;
-    case 8: f(std::type_identity<uint64_t>{}); return true;
-    case 16: f(std::type_identity<Carrier16>{}); return true;
-    default: return false;
+    case 1:
+      f(std::type_identity<uint8_t>{});
+      return true;
+    case 2:
+      f(std::type_identity<uint16_t>{});
+      return true;
+    case 4:
+      f(std::type_identity<uint32_t>{});
+      return true;
+    case 8:
+      f(std::type_identity<uint64_t>{});
+      return true;
+    case 16:
+      f(std::type_identity<Carrier16>{});
+      return true;
+    default:
+      return false;
   }
 }
 

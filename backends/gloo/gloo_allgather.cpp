@@ -14,8 +14,8 @@
 namespace weft::backends::gloo_plugin {
 namespace {
 
-void RunGlooAllgather(const OpScope& scope, Comm& comm, const void* send, bool in_place,
-                      void* recv, uint64_t bytes) {
+void RunGlooAllgather(const OpScope& scope, Comm& comm, const void* send, bool in_place, void* recv,
+                      uint64_t bytes) {
   ::gloo::AllgatherOptions opts(comm.mesh());
   if (!in_place) opts.setInput(static_cast<uint8_t*>(NonNull(send)), bytes);
   opts.setOutput(static_cast<uint8_t*>(recv), bytes * comm.size());
@@ -50,10 +50,10 @@ weft_status_t CheckAllgatherv(const OpScope& scope, const Comm& comm, const void
     return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "recv_counts/recv_displs overflow");
   }
   if (send_count != counts[comm.index()]) {
-    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT,
-                      "send_count " + std::to_string(send_count) + " but recv_counts[" +
-                          std::to_string(comm.index()) + "] " +
-                          std::to_string(counts[comm.index()]));
+    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "send_count " + std::to_string(send_count) +
+                                                     " but recv_counts[" +
+                                                     std::to_string(comm.index()) + "] " +
+                                                     std::to_string(counts[comm.index()]));
   }
   if (recv == nullptr && b->extent > 0) {
     return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "recv is NULL");
@@ -63,8 +63,8 @@ weft_status_t CheckAllgatherv(const OpScope& scope, const Comm& comm, const void
 
 }  // namespace
 
-weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count,
-                        DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req) {
+weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count, DLDataType dtype,
+                        const weft_bk_op_t* args, weft_bk_request_t** req) {
   OpScope scope(comm, "allgather", args);
   if (weft_status_t s = scope.Begin(); s != WEFT_OK) return s;
   const uint64_t item = ItemBytes(dtype);
@@ -72,8 +72,8 @@ weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count
   uint64_t bytes = 0, total = 0;
   if (weft_status_t s = scope.CheckBuffer("send", send, count, item, &bytes); s) return s;
   if (!CheckedMul(bytes, comm.size(), &total)) {
-    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "recv of " + std::to_string(comm.size()) +
-                                                     " x " + std::to_string(count) + " overflows");
+    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "recv of " + std::to_string(comm.size()) + " x " +
+                                                     std::to_string(count) + " overflows");
   }
   if (weft_status_t s = scope.CheckBuffer("recv", recv, total, 1, &total); s) return s;
   if (count == 0) return scope.Complete(req);
@@ -89,8 +89,8 @@ weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count
 }
 
 weft_status_t Allgatherv(Comm& comm, const void* send, uint64_t send_count, void* recv,
-                         const uint64_t* recv_counts, const uint64_t* recv_displs,
-                         DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req) {
+                         const uint64_t* recv_counts, const uint64_t* recv_displs, DLDataType dtype,
+                         const weft_bk_op_t* args, weft_bk_request_t** req) {
   OpScope scope(comm, "allgatherv", args);
   if (weft_status_t s = scope.Begin(); s != WEFT_OK) return s;
   Blocks b;

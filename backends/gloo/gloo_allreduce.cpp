@@ -53,9 +53,8 @@ void RunGlooAllreduce(const OpScope& scope, Comm& comm, const void* send, void* 
 
 }  // namespace
 
-weft_status_t Allreduce(Comm& comm, const void* send, void* recv, uint64_t count,
-                        DLDataType dtype, int32_t op, const weft_bk_op_t* args,
-                        weft_bk_request_t** req) {
+weft_status_t Allreduce(Comm& comm, const void* send, void* recv, uint64_t count, DLDataType dtype,
+                        int32_t op, const weft_bk_op_t* args, weft_bk_request_t** req) {
   OpScope scope(comm, "allreduce", args);
   if (weft_status_t s = scope.Begin(); s != WEFT_OK) return s;
   const size_t item = ItemBytes(dtype);

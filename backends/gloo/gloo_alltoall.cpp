@@ -25,8 +25,8 @@ void RunGlooAlltoall(const OpScope& scope, Comm& comm, const void* send, void* r
 }
 
 // `in` and `out` are packed as `sb` and `rb` say.
-void RunGlooAlltoallv(const OpScope& scope, Comm& comm, const char* in, const Blocks& sb,
-                      char* out, const Blocks& rb) {
+void RunGlooAlltoallv(const OpScope& scope, Comm& comm, const char* in, const Blocks& sb, char* out,
+                      const Blocks& rb) {
   ::gloo::AlltoallvOptions opts(comm.mesh());
   opts.setInput(static_cast<uint8_t*>(NonNull(in)), sb.SignedBytes());
   opts.setOutput(static_cast<uint8_t*>(NonNull(out)), rb.SignedBytes());
@@ -51,10 +51,10 @@ weft_status_t CheckAlltoallv(const OpScope& scope, const Comm& comm, const void*
   }
   const int32_t me = comm.index();
   if (send_counts[me] != recv_counts[me]) {
-    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT,
-                      "send_counts[" + std::to_string(me) + "] " + std::to_string(send_counts[me]) +
-                          " but recv_counts[" + std::to_string(me) + "] " +
-                          std::to_string(recv_counts[me]));
+    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "send_counts[" + std::to_string(me) + "] " +
+                                                     std::to_string(send_counts[me]) +
+                                                     " but recv_counts[" + std::to_string(me) +
+                                                     "] " + std::to_string(recv_counts[me]));
   }
   if ((send == nullptr && sb->extent > 0) || (recv == nullptr && rb->extent > 0)) {
     return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "send or recv is NULL");

@@ -1,14 +1,14 @@
 #include "backends/gloo/gloo_comm.hpp"
 
 #include <gloo/common/error.h>
+#include <gloo/transport/tcp/address.h>
 
 #include "backends/gloo/deadline.hpp"
 #include "backends/gloo/gloo_store_adapter.hpp"
-#include "backends/gloo/request.hpp"
 
 namespace weft::backends::gloo_plugin {
 
-weft_status_t Comm::Create(std::shared_ptr<State> state, const int32_t* world_ranks,
+weft_status_t Comm::Create(const std::shared_ptr<State>& state, const int32_t* world_ranks,
                            int32_t nranks, int32_t my_index, const char* store_prefix,
                            int64_t timeout_ms, std::shared_ptr<Comm>* out) {
   const Host& host = state->host();
@@ -16,8 +16,7 @@ weft_status_t Comm::Create(std::shared_ptr<State> state, const int32_t* world_ra
       my_index >= nranks) {
     return host.Fail(WEFT_ERR_INVALID_ARGUMENT,
                      "comm_create: need world_ranks, store_prefix and 0 <= my_index (" +
-                         std::to_string(my_index) + ") < nranks (" + std::to_string(nranks) +
-                         ")");
+                         std::to_string(my_index) + ") < nranks (" + std::to_string(nranks) + ")");
   }
   auto comm = std::make_shared<Comm>(state, std::vector<int32_t>(world_ranks, world_ranks + nranks),
                                      my_index);
@@ -56,12 +55,30 @@ weft_status_t Comm::Connect(const char* store_prefix, int64_t timeout_ms) {
     std::shared_ptr<::gloo::transport::Device> device = state_->device();
     mesh->connectFullMesh(store, device);
     mesh_ = std::move(mesh);
+    LearnPeerAddresses(store);
   } catch (...) {
     const Failure f = ClassifyCurrentException();
     return host().Fail(f.status, op + ": " + f.message);
   }
   host().Log(WEFT_LOG_DEBUG, "gloo: connected " + op);
   return WEFT_OK;
+}
+
+void Comm::LearnPeerAddresses(const StoreAdapter& store) {
+  // Gloo's rendezvous publishes, under key "<i>", member i's listening address for each of its
+  // pairs, in member order without i itself; ours is entry (index_ > i ? index_ - 1 : index_).
+  peer_texts_.assign(size(), std::string());
+  for (int32_t i = 0; i < size(); ++i) {
+    const std::vector<char> all = store.Seen(std::to_string(i));
+    if (i == index_ || all.empty() || all.size() % (size() - 1) != 0) continue;
+    const size_t width = all.size() / (size() - 1);
+    const size_t at = static_cast<size_t>(index_ > i ? index_ - 1 : index_) * width;
+    try {
+      const std::vector<char> mine(all.begin() + at, all.begin() + at + width);
+      peer_texts_[i] = ::gloo::transport::tcp::Address(mine).str();
+    } catch (...) {  // naming is best effort
+    }
+  }
 }
 
 Failure Comm::Unusable(const std::string& op) const {
@@ -107,19 +124,13 @@ void Comm::Poison(weft_status_t status, const std::string& message) {
     }
   }
   loopback_.FailAll(status, message);
-  if (!mesh_) return;
-  for (int32_t i = 0; i < size(); ++i) {
-    if (i != index_) TrackedPair::Of(mesh_->getPair(i))->Fail("weft: " + message);
-  }
-  // Pairs that had failed before fail nothing more; the buffers must still all fail.
-  mesh_->tracking()->FailAll(std::make_exception_ptr(::gloo::IoException("weft: " + message)));
+  if (mesh_) mesh_->guarded()->Fail("weft: " + message);
 }
 
 std::string Comm::DescribePeerFailure(const std::string& gloo_text, int32_t* failed_rank) const {
   *failed_rank = -1;
-  for (int32_t i = 0; mesh_ && i < size(); ++i) {
-    if (i == index_) continue;
-    const std::string peer = TrackedPair::Of(mesh_->getPair(i))->PeerText();
+  for (int32_t i = 0; i < static_cast<int32_t>(peer_texts_.size()); ++i) {
+    const std::string& peer = peer_texts_[i];
     if (!peer.empty() && gloo_text.find(peer) != std::string::npos) {
       *failed_rank = ranks_[i];
       return "connection to rank " + std::to_string(ranks_[i]) + " (member " + std::to_string(i) +
@@ -129,30 +140,8 @@ std::string Comm::DescribePeerFailure(const std::string& gloo_text, int32_t* fai
   return "a connection failed: " + gloo_text;
 }
 
-void Comm::Detach(std::unique_ptr<Request> request) {
-  if (request->Test()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (!closed_) detached_.push_back(std::move(request));
-}
-
-void Comm::ReapDetached() {
-  std::vector<std::unique_ptr<Request>> pending;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending.swap(detached_);
-  }
-  if (pending.empty()) return;
-  // Test() may fail a request and poison the communicator, which takes mu_: not under it.
-  std::erase_if(pending, [](const std::unique_ptr<Request>& r) { return r->Test(); });
-  std::lock_guard<std::mutex> lock(mu_);
-  for (auto& r : pending) detached_.push_back(std::move(r));
-}
-
 void Comm::Close() {
-  std::vector<std::unique_ptr<Request>> dropped;
-  std::lock_guard<std::mutex> lock(mu_);
-  closed_ = true;
-  dropped.swap(detached_);
+  if (mesh_) mesh_->guarded()->Interrupt("communicator destroyed");
 }
 
 }  // namespace weft::backends::gloo_plugin

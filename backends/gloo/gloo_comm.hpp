@@ -14,18 +14,18 @@
 #include <vector>
 
 #include "backends/gloo/errors.hpp"
-#include "backends/gloo/gloo_tracking.hpp"
+#include "backends/gloo/gloo_guard.hpp"
 #include "backends/gloo/loopback.hpp"
 #include "backends/gloo/plugin_state.hpp"
 
 namespace weft::backends::gloo_plugin {
 
-class Request;
+class StoreAdapter;
 
 class Comm {
  public:
   // Collective over the group: every member calls it with the same ranks and prefix.
-  static weft_status_t Create(std::shared_ptr<State> state, const int32_t* world_ranks,
+  static weft_status_t Create(const std::shared_ptr<State>& state, const int32_t* world_ranks,
                               int32_t nranks, int32_t my_index, const char* store_prefix,
                               int64_t timeout_ms, std::shared_ptr<Comm>* out);
 
@@ -38,6 +38,7 @@ class Comm {
   int32_t index() const { return index_; }
   int32_t world_rank(int32_t index) const { return ranks_[index]; }
   const Host& host() const { return state_->host(); }
+  Waiters& waiters() const { return state_->waiters(); }
   // The context's default deadline, for ops that come without weft_bk_op_t.
   int64_t default_timeout_ms() const { return state_->args().timeout_ms; }
   // Null for a group of one.
@@ -63,20 +64,20 @@ class Comm {
   // message). Thread-safe; the first call sets the status later ops report.
   void Poison(weft_status_t status, const std::string& message);
 
-  // Requests freed while still pending: Gloo may still write into their buffers, so they are
-  // kept until they finish (reaped at the next op) or the communicator is closed.
-  void Detach(std::unique_ptr<Request> request);
-  void ReapDetached();
-  // comm_destroy(): drops detached requests (and the references they hold to this).
+  // comm_destroy(): ends the waits of operations still pending (requests freed while
+  // pending); the connections close gracefully when the context goes.
   void Close();
 
  private:
   weft_status_t Connect(const char* store_prefix, int64_t timeout_ms);
   // The abort or earlier failure that makes `op` fail at once; status WEFT_OK if none.
   Failure Unusable(const std::string& op) const;
-  // "connection to rank 5 (member 2) failed: <gloo text>", naming the pair whose address
-  // appears in Gloo's text; *failed_rank = -1 when none does.
+  // "connection to rank 5 (member 2) failed: <gloo text>", naming the member whose address
+  // appears in Gloo's text; *failed_rank = -1 when none does. Gloo writes the address it
+  // connected to, which the rendezvous published; a connection this member accepted shows
+  // the peer's ephemeral port instead, which names nobody.
   std::string DescribePeerFailure(const std::string& gloo_text, int32_t* failed_rank) const;
+  void LearnPeerAddresses(const StoreAdapter& store);
 
   std::shared_ptr<State> state_;
   std::vector<int32_t> ranks_;
@@ -84,13 +85,12 @@ class Comm {
   std::shared_ptr<MeshContext> mesh_;
   Loopback loopback_;
   bool registered_ = false;
-  uint32_t collective_tag_ = 0;  // ops of a communicator come from one thread at a time
+  uint32_t collective_tag_ = 0;          // ops of a communicator come from one thread at a time
+  std::vector<std::string> peer_texts_;  // "[127.0.0.1]:41235" per member, "" if unknown
 
   mutable std::mutex mu_;  // guards the fields below
   weft_status_t failed_ = WEFT_OK;
   std::string failed_message_;
-  bool closed_ = false;
-  std::vector<std::unique_ptr<Request>> detached_;
 };
 
 }  // namespace weft::backends::gloo_plugin

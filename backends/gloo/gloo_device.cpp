@@ -5,9 +5,11 @@
 #include <cstdlib>
 #include <string>
 
+#include <gloo/transport/tcp/attr.h>
+#include <gloo/transport/tcp/device.h>
 
 #include "backends/gloo/errors.hpp"
-#include "backends/gloo/gloo_tracking.hpp"
+#include "backends/gloo/gloo_guard.hpp"
 
 namespace weft::backends::gloo_plugin {
 namespace {
@@ -50,7 +52,7 @@ weft_status_t CreateTcpDevice(const Host& host, const weft_bk_init_args_t& args,
   std::string source;
   try {
     const auto attr = ChooseAttr(args, &source);
-    *device = TrackingDevice::Create(attr);
+    *device = std::make_shared<GuardedDevice>(::gloo::transport::tcp::CreateDevice(attr));
   } catch (...) {
     const Failure f = ClassifyCurrentException();
     return host.Fail(WEFT_ERR_NOT_AVAILABLE,

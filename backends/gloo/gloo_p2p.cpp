@@ -28,22 +28,23 @@ struct P2pCall {
 std::string P2pName(const Comm& comm, const P2pCall& c) {
   const bool valid_peer = c.peer >= 0 && c.peer < comm.size();
   return std::string(c.recv ? "recv from " : "send to ") +
-         (valid_peer ? "rank " + std::to_string(comm.world_rank(c.peer)) + " " : "") +
-         "(member " + std::to_string(c.peer) + "), tag " + std::to_string(c.tag) + ", " +
+         (valid_peer ? "rank " + std::to_string(comm.world_rank(c.peer)) + " " : "") + "(member " +
+         std::to_string(c.peer) + "), tag " + std::to_string(c.tag) + ", " +
          std::to_string(c.bytes) + " bytes";
 }
 
 std::unique_ptr<Request> PostToGloo(const std::shared_ptr<Comm>& comm, const OpScope& scope,
                                     const P2pCall& c) {
-  auto buffer = comm->mesh()->tracking()->CreateTracked(NonNull(c.buf), c.bytes);
+  auto buffer = comm->mesh()->guarded()->CreateGuarded(NonNull(c.buf), c.bytes);
   const uint64_t slot = kP2pSlotBase | static_cast<uint64_t>(c.tag);
   if (c.recv) {
     buffer->recv(c.peer, slot, 0, c.bytes);
   } else {
     buffer->send(c.peer, slot, 0, c.bytes);
   }
-  return std::make_unique<GlooP2pRequest>(comm, std::move(buffer), c.recv, scope.op(),
-                                          scope.deadline(), scope.timeout_ms());
+  auto p2p = std::make_shared<P2pOp>(std::move(buffer), c.recv, scope.deadline());
+  comm->waiters().Run([p2p] { p2p->Await(); });
+  return std::make_unique<GlooP2pRequest>(comm, std::move(p2p), scope.op());
 }
 
 std::unique_ptr<Request> PostToSelf(const std::shared_ptr<Comm>& comm, const OpScope& scope,
@@ -88,8 +89,7 @@ weft_status_t PostP2p(const std::shared_ptr<Comm>& comm, bool recv, void* buf, u
   if (weft_status_t s = CheckP2p(scope, *comm, call); s != WEFT_OK) return s;
   std::unique_ptr<Request> request;
   const weft_status_t s = scope.Run([&] {
-    request = peer == comm->index() ? PostToSelf(comm, scope, call)
-                                    : PostToGloo(comm, scope, call);
+    request = peer == comm->index() ? PostToSelf(comm, scope, call) : PostToGloo(comm, scope, call);
   });
   if (s != WEFT_OK) return s;
   return Finish(comm->host(), comm, std::move(request), req);
@@ -104,9 +104,8 @@ weft_status_t Send(const std::shared_ptr<Comm>& comm, const void* buf, uint64_t 
   return PostP2p(comm, false, const_cast<void*>(buf), count, dtype, peer, tag, args, req);
 }
 
-weft_status_t Recv(const std::shared_ptr<Comm>& comm, void* buf, uint64_t count,
-                   DLDataType dtype, int32_t peer, int64_t tag, const weft_bk_op_t* args,
-                   weft_bk_request_t** req) {
+weft_status_t Recv(const std::shared_ptr<Comm>& comm, void* buf, uint64_t count, DLDataType dtype,
+                   int32_t peer, int64_t tag, const weft_bk_op_t* args, weft_bk_request_t** req) {
   return PostP2p(comm, true, buf, count, dtype, peer, tag, args, req);
 }
 

@@ -25,8 +25,8 @@ void StoreAdapter::Throw(weft_status_t status, const char* what, const std::stri
 
 void StoreAdapter::set(const std::string& key, const std::vector<char>& data) {
   const auto& api = host_.api();
-  const weft_status_t s = api.store_set(api.host_data, Key(key).c_str(), data.data(),
-                                        data.size(), deadline_.RemainingMs());
+  const weft_status_t s = api.store_set(api.host_data, Key(key).c_str(), data.data(), data.size(),
+                                        deadline_.RemainingMs());
   if (s != WEFT_OK) Throw(s, "set", key);
 }
 
@@ -39,6 +39,7 @@ std::vector<char> StoreAdapter::get(const std::string& key) {
                                           value.size(), &len, deadline_.RemainingMs());
     if (s == WEFT_OK) {
       value.resize(len);
+      seen_[key] = value;
       return value;
     }
     // Too small a buffer: the host says how much it needs; ask again with that much.
@@ -55,11 +56,17 @@ void StoreAdapter::wait(const std::vector<std::string>& keys) {
   std::vector<std::string> full;
   std::vector<const char*> ptrs;
   full.reserve(keys.size());
+  ptrs.reserve(keys.size());
   for (const auto& k : keys) full.push_back(Key(k));
   for (const auto& k : full) ptrs.push_back(k.c_str());
   const weft_status_t s =
       api.store_wait(api.host_data, ptrs.data(), ptrs.size(), deadline_.RemainingMs());
   if (s != WEFT_OK) Throw(s, "wait", keys.empty() ? std::string() : keys.front());
+}
+
+std::vector<char> StoreAdapter::Seen(const std::string& key) const {
+  auto it = seen_.find(key);
+  return it == seen_.end() ? std::vector<char>() : it->second;
 }
 
 void StoreAdapter::wait(const std::vector<std::string>& keys,

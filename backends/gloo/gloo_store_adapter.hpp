@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ class StoreAdapter final : public ::gloo::rendezvous::Store {
   void wait(const std::vector<std::string>& keys,
             const std::chrono::milliseconds& timeout) override;
 
+  // The value get() returned for `key` (without the prefix); empty if never read.
+  std::vector<char> Seen(const std::string& key) const;
+
  private:
   std::string Key(const std::string& key) const { return prefix_ + key; }
   [[noreturn]] void Throw(weft_status_t status, const char* what, const std::string& key) const;
@@ -34,6 +38,7 @@ class StoreAdapter final : public ::gloo::rendezvous::Store {
   const Host& host_;
   std::string prefix_;
   Deadline deadline_;
+  std::map<std::string, std::vector<char>> seen_;
 };
 
 }  // namespace weft::backends::gloo_plugin

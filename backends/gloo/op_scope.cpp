@@ -21,7 +21,6 @@ OpScope::OpScope(Comm& comm, const std::string& name, const weft_bk_op_t* args) 
 }
 
 weft_status_t OpScope::Begin() {
-  comm_.ReapDetached();
   if (weft_status_t s = comm_.CheckUsable(op_); s != WEFT_OK) return s;
   const int32_t type = args_.device.device_type;
   if (type != kDLCPU && type != kDLCUDAHost) {
@@ -32,8 +31,8 @@ weft_status_t OpScope::Begin() {
   return WEFT_OK;
 }
 
-weft_status_t OpScope::CheckBuffer(const char* what, const void* ptr, uint64_t count,
-                                   uint64_t item, uint64_t* bytes) const {
+weft_status_t OpScope::CheckBuffer(const char* what, const void* ptr, uint64_t count, uint64_t item,
+                                   uint64_t* bytes) const {
   if (!CheckedMul(count, item, bytes)) {
     return Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::to_string(count) +
                                                " elements of " + std::to_string(item) +

@@ -19,8 +19,7 @@ class OpScope {
   // args NULL: host memory, the context's default deadline, seq 0.
   OpScope(Comm& comm, const std::string& name, const weft_bk_op_t* args);
 
-  // The communicator is usable and the buffers are host memory. Also reaps finished
-  // detached requests.
+  // The communicator is usable and the buffers are host memory.
   weft_status_t Begin();
 
   // Checks a buffer of `count` elements of `item` bytes: no overflow, not NULL unless empty.

@@ -15,16 +15,15 @@ namespace weft::backends::gloo_plugin {
 
 class Comm;
 
-weft_status_t Allreduce(Comm& comm, const void* send, void* recv, uint64_t count,
-                        DLDataType dtype, int32_t op, const weft_bk_op_t* args,
-                        weft_bk_request_t** req);
+weft_status_t Allreduce(Comm& comm, const void* send, void* recv, uint64_t count, DLDataType dtype,
+                        int32_t op, const weft_bk_op_t* args, weft_bk_request_t** req);
 
-weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count,
-                        DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req);
+weft_status_t Allgather(Comm& comm, const void* send, void* recv, uint64_t count, DLDataType dtype,
+                        const weft_bk_op_t* args, weft_bk_request_t** req);
 
 weft_status_t Allgatherv(Comm& comm, const void* send, uint64_t send_count, void* recv,
-                         const uint64_t* recv_counts, const uint64_t* recv_displs,
-                         DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req);
+                         const uint64_t* recv_counts, const uint64_t* recv_displs, DLDataType dtype,
+                         const weft_bk_op_t* args, weft_bk_request_t** req);
 
 weft_status_t Alltoall(Comm& comm, const void* send, void* recv, uint64_t count, DLDataType dtype,
                        const weft_bk_op_t* args, weft_bk_request_t** req);
@@ -43,8 +42,7 @@ weft_status_t Send(const std::shared_ptr<Comm>& comm, const void* buf, uint64_t 
                    DLDataType dtype, int32_t peer, int64_t tag, const weft_bk_op_t* args,
                    weft_bk_request_t** req);
 
-weft_status_t Recv(const std::shared_ptr<Comm>& comm, void* buf, uint64_t count,
-                   DLDataType dtype, int32_t peer, int64_t tag, const weft_bk_op_t* args,
-                   weft_bk_request_t** req);
+weft_status_t Recv(const std::shared_ptr<Comm>& comm, void* buf, uint64_t count, DLDataType dtype,
+                   int32_t peer, int64_t tag, const weft_bk_op_t* args, weft_bk_request_t** req);
 
 }  // namespace weft::backends::gloo_plugin

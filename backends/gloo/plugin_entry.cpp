@@ -12,6 +12,8 @@
 //
 // Every function here is noexcept and catches what the layers below did not; the C++ code
 // below reports through host->set_error and returns statuses.
+#include <new>
+
 #include <weft/backend_plugin.h>
 
 #include "backends/gloo/handles.hpp"
@@ -43,7 +45,9 @@ weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* ar
   return Guard(nullptr, [&]() -> weft_status_t {
     std::shared_ptr<State> s;
     if (weft_status_t st = State::Create(host, args, &s); st != WEFT_OK) return st;
-    *state = new StateHandle{std::move(s)};
+    auto* handle = new (std::nothrow) StateHandle{std::move(s)};
+    if (handle == nullptr) return WEFT_ERR_OUT_OF_MEMORY;
+    *state = handle;
     return WEFT_OK;
   });
 }
@@ -69,7 +73,9 @@ weft_status_t CommCreate(void* state, const int32_t* ranks, int32_t n, int32_t m
     if (weft_status_t s = Comm::Create(owner, ranks, n, my_index, prefix, timeout_ms, &c)) {
       return s;
     }
-    *comm = new weft_bk_comm{std::move(c)};
+    auto* handle = new (std::nothrow) weft_bk_comm{std::move(c)};
+    if (handle == nullptr) return owner->host().Fail(WEFT_ERR_OUT_OF_MEMORY, "comm_create");
+    *comm = handle;
     return WEFT_OK;
   });
 }
@@ -87,20 +93,24 @@ weft_status_t AllreduceEntry(weft_bk_comm_t* comm, const void* send, void* recv,
                              DLDataType dtype, int32_t op, const weft_bk_op_t* args,
                              weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
-  return Guard(&c.host(), [&]() -> weft_status_t { return Allreduce(c, send, recv, count, dtype, op, args, req); });
+  return Guard(&c.host(), [&]() -> weft_status_t {
+    return Allreduce(c, send, recv, count, dtype, op, args, req);
+  });
 }
 
 weft_status_t AllgatherEntry(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
                              DLDataType dtype, const weft_bk_op_t* args,
                              weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
-  return Guard(&c.host(), [&]() -> weft_status_t { return Allgather(c, send, recv, count, dtype, args, req); });
+  return Guard(&c.host(), [&]() -> weft_status_t {
+    return Allgather(c, send, recv, count, dtype, args, req);
+  });
 }
 
 weft_status_t AllgathervEntry(weft_bk_comm_t* comm, const void* send, uint64_t send_count,
-                              void* recv, const uint64_t* recv_counts,
-                              const uint64_t* recv_displs, DLDataType dtype,
-                              const weft_bk_op_t* args, weft_bk_request_t** req) noexcept {
+                              void* recv, const uint64_t* recv_counts, const uint64_t* recv_displs,
+                              DLDataType dtype, const weft_bk_op_t* args,
+                              weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
   return Guard(&c.host(), [&]() -> weft_status_t {
     return Allgatherv(c, send, send_count, recv, recv_counts, recv_displs, dtype, args, req);
@@ -111,18 +121,18 @@ weft_status_t AlltoallEntry(weft_bk_comm_t* comm, const void* send, void* recv, 
                             DLDataType dtype, const weft_bk_op_t* args,
                             weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
-  return Guard(&c.host(), [&]() -> weft_status_t { return Alltoall(c, send, recv, count, dtype, args, req); });
+  return Guard(&c.host(),
+               [&]() -> weft_status_t { return Alltoall(c, send, recv, count, dtype, args, req); });
 }
 
 weft_status_t AlltoallvEntry(weft_bk_comm_t* comm, const void* send, const uint64_t* send_counts,
-                             const uint64_t* send_displs, void* recv,
-                             const uint64_t* recv_counts, const uint64_t* recv_displs,
-                             DLDataType dtype, const weft_bk_op_t* args,
-                             weft_bk_request_t** req) noexcept {
+                             const uint64_t* send_displs, void* recv, const uint64_t* recv_counts,
+                             const uint64_t* recv_displs, DLDataType dtype,
+                             const weft_bk_op_t* args, weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
   return Guard(&c.host(), [&]() -> weft_status_t {
-    return Alltoallv(c, send, send_counts, send_displs, recv, recv_counts, recv_displs, dtype,
-                     args, req);
+    return Alltoallv(c, send, send_counts, send_displs, recv, recv_counts, recv_displs, dtype, args,
+                     req);
   });
 }
 
@@ -130,7 +140,8 @@ weft_status_t BroadcastEntry(weft_bk_comm_t* comm, void* buf, uint64_t count, DL
                              int32_t root, const weft_bk_op_t* args,
                              weft_bk_request_t** req) noexcept {
   Comm& c = *comm->comm;
-  return Guard(&c.host(), [&]() -> weft_status_t { return Broadcast(c, buf, count, dtype, root, args, req); });
+  return Guard(&c.host(),
+               [&]() -> weft_status_t { return Broadcast(c, buf, count, dtype, root, args, req); });
 }
 
 weft_status_t BarrierEntry(weft_bk_comm_t* comm, const weft_bk_op_t* args,
@@ -143,14 +154,16 @@ weft_status_t SendEntry(weft_bk_comm_t* comm, const void* buf, uint64_t count, D
                         int32_t peer, int64_t tag, const weft_bk_op_t* args,
                         weft_bk_request_t** req) noexcept {
   const auto& c = comm->comm;
-  return Guard(&c->host(), [&]() -> weft_status_t { return Send(c, buf, count, dtype, peer, tag, args, req); });
+  return Guard(&c->host(),
+               [&]() -> weft_status_t { return Send(c, buf, count, dtype, peer, tag, args, req); });
 }
 
 weft_status_t RecvEntry(weft_bk_comm_t* comm, void* buf, uint64_t count, DLDataType dtype,
                         int32_t peer, int64_t tag, const weft_bk_op_t* args,
                         weft_bk_request_t** req) noexcept {
   const auto& c = comm->comm;
-  return Guard(&c->host(), [&]() -> weft_status_t { return Recv(c, buf, count, dtype, peer, tag, args, req); });
+  return Guard(&c->host(),
+               [&]() -> weft_status_t { return Recv(c, buf, count, dtype, peer, tag, args, req); });
 }
 
 weft_status_t RequestTest(weft_bk_request_t* req, int32_t* done) noexcept {
@@ -181,19 +194,14 @@ weft_status_t RequestCancel(weft_bk_request_t* req) noexcept {
 }
 
 void RequestFree(weft_bk_request_t* req) noexcept {
-  if (req == nullptr) return;
-  try {
-    // Gloo may still write into a pending request's buffer: the communicator keeps it.
-    if (req->comm && !req->request->Test()) req->comm->Detach(std::move(req->request));
-  } catch (...) {
-  }
+  // A pending point-to-point operation goes on: its waiter thread owns what Gloo may still
+  // write into, until the operation ends.
   delete req;
 }
 
-constexpr uint64_t kCapabilities = WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER |
-                                   WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_ALLTOALL |
-                                   WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST |
-                                   WEFT_BK_CAP_BARRIER | WEFT_BK_CAP_ASYNC;
+constexpr uint64_t kCapabilities =
+    WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER | WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_ALLTOALL |
+    WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER | WEFT_BK_CAP_ASYNC;
 
 const weft_backend_plugin_t kTable = {
     sizeof(weft_backend_plugin_t),

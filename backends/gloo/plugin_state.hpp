@@ -11,6 +11,7 @@
 #include <gloo/transport/device.h>
 
 #include "backends/gloo/host.hpp"
+#include "backends/gloo/waiters.hpp"
 
 namespace weft::backends::gloo_plugin {
 
@@ -28,6 +29,8 @@ class State {
   const weft_bk_init_args_t& args() const { return args_; }
   // Null in a world of one, where every communicator has one member.
   const std::shared_ptr<::gloo::transport::Device>& device() const { return device_; }
+  // For point-to-point requests (see request.hpp).
+  Waiters& waiters() { return waiters_; }
 
   // abort(): from any thread. Closes the connections of every communicator so that blocked
   // ops return; they and every later op fail with `status`. The first abort wins.
@@ -61,6 +64,8 @@ class State {
   weft_status_t first_failure_ = WEFT_OK;
   int32_t first_failed_rank_ = -1;
   std::vector<Comm*> comms_;
+
+  Waiters waiters_;  // last: joined first, while the device still runs
 };
 
 }  // namespace weft::backends::gloo_plugin

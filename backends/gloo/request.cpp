@@ -2,81 +2,63 @@
 
 #include <algorithm>
 
+#include <gloo/common/error.h>
+
 #include "backends/gloo/gloo_comm.hpp"
 
 namespace weft::backends::gloo_plugin {
-namespace {
-
-// Gloo wakes one waiter per completion and does not know the op's deadline; waking now and
-// then keeps a second waiter and the deadline honest.
-constexpr auto kWakeup = std::chrono::milliseconds(100);
-
-}  // namespace
-
-GlooP2pRequest::GlooP2pRequest(std::shared_ptr<Comm> comm, std::unique_ptr<TrackedBuffer> buffer,
-                               bool recv, std::string op, Deadline deadline, int64_t timeout_ms)
-    : comm_(std::move(comm)),
-      buffer_(std::move(buffer)),
-      recv_(recv),
-      op_(std::move(op)),
-      deadline_(deadline),
-      timeout_ms_(timeout_ms) {}
-
-bool GlooP2pRequest::Step(Clock::time_point until) {
+void P2pOp::Await() noexcept {
   std::exception_ptr error;
-  switch (buffer_->WaitUntil(recv_, until, &error)) {
-    case TrackedBuffer::State::kPending:
-      return false;
-    case TrackedBuffer::State::kDone:
-      Finish({});
-      return true;
-    case TrackedBuffer::State::kFailed:
-      Finish(comm_->FailWith(op_, ClassifyException(error)));
-      return true;
+  try {
+    // Gloo's timeout is fatal for the context: right at the op's deadline, as intended.
+    const auto timeout = deadline_.GlooTimeout();
+    const bool done =
+        recv_ ? buffer_->waitRecv(nullptr, timeout) : buffer_->waitSend(nullptr, timeout);
+    if (!done) throw ::gloo::IoException("wait interrupted");
+  } catch (...) {
+    error = std::current_exception();
   }
-  return false;
+  buffer_.reset();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finished_ = true;
+    error_ = error;
+  }
+  cv_.notify_all();
 }
 
-void GlooP2pRequest::Expire() {
-  // Like Gloo's own timed-out waits, this closes the communicator's connections: the peer
-  // may still match the operation later, into memory the caller may then have reused.
-  Finish(comm_->FailWith(op_, {WEFT_ERR_TIMEOUT, "deadline of " + std::to_string(timeout_ms_) +
-                                                     " ms passed before the peer " +
-                                                     (recv_ ? "sent" : "received")}));
-}
-
-bool GlooP2pRequest::Test() {
-  if (finished() || Step(Clock::time_point::min())) return true;
-  if (!deadline_.passed()) return false;
-  Expire();
+bool P2pOp::WaitUntil(Clock::time_point until, std::exception_ptr* error) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto finished = [this] { return finished_; };
+  if (until == Clock::time_point::max()) {
+    cv_.wait(lock, finished);
+  } else if (!cv_.wait_until(lock, until, finished)) {
+    return false;
+  }
+  *error = error_;
   return true;
 }
 
-bool GlooP2pRequest::WaitUntil(Clock::time_point until) {
-  for (;;) {
-    if (finished()) return true;
-    const auto now = Clock::now();
-    if (deadline_.passed()) {
-      Expire();
-      return true;
-    }
-    if (now >= until) return false;
-    if (Step(std::min({until, deadline_.when(), now + kWakeup}))) return true;
-  }
+bool GlooP2pRequest::Settle(Clock::time_point until) {
+  if (finished()) return true;
+  std::exception_ptr error;
+  if (!p2p_->WaitUntil(until, &error)) return false;
+  // Failing here, on the caller's thread, poisons the communicator and records the failure.
+  Finish(error ? comm_->FailWith(op_, ClassifyException(error)) : Failure{});
+  return true;
 }
 
 void GlooP2pRequest::Cancel() {
   if (Test()) return;
-  const std::string why = op_ +
-                          ": cancelled while pending; Gloo cannot withdraw a posted operation, "
-                          "so the communicator's connections were closed";
-  comm_->Poison(WEFT_ERR_ABORTED, why);
-  Finish({WEFT_ERR_ABORTED, why});
+  comm_->Poison(WEFT_ERR_ABORTED,
+                op_ +
+                    ": cancelled while pending; Gloo cannot withdraw a posted operation, so "
+                    "the communicator's connections were closed");
+  Settle(Clock::time_point::max());  // prompt: the poison interrupted the wait
 }
 
-LoopbackRequest::LoopbackRequest(std::shared_ptr<Comm> comm,
-                                 std::shared_ptr<Loopback::Slot> slot, std::string op,
-                                 Deadline deadline)
+LoopbackRequest::LoopbackRequest(std::shared_ptr<Comm> comm, std::shared_ptr<Loopback::Slot> slot,
+                                 std::string op, Deadline deadline)
     : comm_(std::move(comm)), slot_(std::move(slot)), op_(std::move(op)), deadline_(deadline) {}
 
 void LoopbackRequest::FinishFromSlot() {

@@ -3,20 +3,23 @@
 //   DoneRequest      collectives and sends to oneself: they finish before the op returns,
 //                    so the request is born complete (Gloo's collectives are blocking).
 //   GlooP2pRequest   a posted Gloo unbound-buffer send or recv. Gloo's device thread moves
-//                    the bytes without the caller (WEFT_BK_CAP_ASYNC); test and wait only
-//                    look at the buffer's completion.
+//                    the bytes without the caller (WEFT_BK_CAP_ASYNC); a waiter thread
+//                    notices the completion; test and wait only look.
 //   LoopbackRequest  a receive from oneself, finished by a later send to oneself.
 //
 // A request is used by one thread at a time (the host's contract); abort() and the failure
 // of another op reach it through the communicator and the Gloo pairs, both thread-safe.
 #pragma once
 
+#include <condition_variable>
+#include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "backends/gloo/deadline.hpp"
 #include "backends/gloo/errors.hpp"
-#include "backends/gloo/gloo_tracking.hpp"
+#include "backends/gloo/gloo_guard.hpp"
 #include "backends/gloo/loopback.hpp"
 
 namespace weft::backends::gloo_plugin {
@@ -58,36 +61,54 @@ class DoneRequest final : public Request {
   void Cancel() override {}
 };
 
+// A posted Gloo send or recv. A waiter thread (Waiters) sits in Gloo's wait, bounded by the
+// op's deadline, and records the raw outcome; the request turns it into the op's status on
+// the caller's thread. The waiter holds the op, not the communicator or the plugin state.
+class P2pOp {
+ public:
+  P2pOp(std::unique_ptr<GuardedBuffer> buffer, bool recv, Deadline deadline)
+      : buffer_(std::move(buffer)), recv_(recv), deadline_(deadline) {}
+
+  // On a waiter thread. Afterwards Gloo holds no reference to the caller's memory.
+  void Await() noexcept;
+  // True once finished, with *error null on success; false when `until` passed first.
+  bool WaitUntil(Clock::time_point until, std::exception_ptr* error);
+
+ private:
+  std::unique_ptr<GuardedBuffer> buffer_;
+  bool recv_;
+  Deadline deadline_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool finished_ = false;
+  std::exception_ptr error_;
+};
+
 class GlooP2pRequest final : public Request {
  public:
   // `op` names the operation for messages ("recv from rank 3 (member 1), tag 7").
-  GlooP2pRequest(std::shared_ptr<Comm> comm, std::unique_ptr<TrackedBuffer> buffer, bool recv,
-                 std::string op, Deadline deadline, int64_t timeout_ms);
+  GlooP2pRequest(std::shared_ptr<Comm> comm, std::shared_ptr<P2pOp> p2p, std::string op)
+      : comm_(std::move(comm)), p2p_(std::move(p2p)), op_(std::move(op)) {}
 
-  bool Test() override;
-  bool WaitUntil(Clock::time_point until) override;
+  bool Test() override { return Settle(Clock::time_point::min()); }
+  bool WaitUntil(Clock::time_point until) override { return Settle(until); }
   // Gloo 0.5 cannot withdraw a posted unbound-buffer operation, and the pair would later
   // write into (or stall on) a buffer nobody owns. Cancelling a pending one therefore closes
   // the communicator's connections: it and every later op fail with WEFT_ERR_ABORTED.
   void Cancel() override;
 
  private:
-  // Waits for the buffer until `until`; true once finished.
-  bool Step(Clock::time_point until);
-  void Expire();
+  bool Settle(Clock::time_point until);
 
-  std::shared_ptr<Comm> comm_;  // declared before buffer_: the buffer goes first
-  std::unique_ptr<TrackedBuffer> buffer_;
-  bool recv_;
+  std::shared_ptr<Comm> comm_;
+  std::shared_ptr<P2pOp> p2p_;
   std::string op_;
-  Deadline deadline_;
-  int64_t timeout_ms_;
 };
 
 class LoopbackRequest final : public Request {
  public:
-  LoopbackRequest(std::shared_ptr<Comm> comm, std::shared_ptr<Loopback::Slot> slot,
-                  std::string op, Deadline deadline);
+  LoopbackRequest(std::shared_ptr<Comm> comm, std::shared_ptr<Loopback::Slot> slot, std::string op,
+                  Deadline deadline);
 
   bool Test() override;
   bool WaitUntil(Clock::time_point until) override;

@@ -14,7 +14,8 @@ namespace weft::backends::gloo_plugin {
 class Staging {
  public:
   Staging(const Host& host, uint64_t bytes)
-      : host_(host), data_(bytes ? static_cast<char*>(host.Alloc(bytes)) : nullptr),
+      : host_(host),
+        data_(bytes ? static_cast<char*>(host.Alloc(bytes)) : nullptr),
         ok_(bytes == 0 || data_ != nullptr) {}
   ~Staging() { host_.Free(data_); }
   Staging(const Staging&) = delete;

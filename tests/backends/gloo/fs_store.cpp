@@ -46,8 +46,8 @@ bool FsStore::TryRead(const std::string& key, std::string* value) const {
 }
 
 weft_status_t FsStore::Set(const std::string& key, const void* value, size_t len) {
-  const std::string tmp = dir_ + "/.tmp." + std::to_string(getpid()) + "." +
-                          std::to_string(g_tmp_counter++);
+  const std::string tmp =
+      dir_ + "/.tmp." + std::to_string(getpid()) + "." + std::to_string(g_tmp_counter++);
   {
     std::ofstream out(tmp, std::ios::binary);
     out.write(static_cast<const char*>(value), static_cast<std::streamsize>(len));

@@ -66,9 +66,9 @@ void DeviceMemoryIsUnsupported(Rank& r) {
   RCHECK(TestHost::LastError().find("device type 2") != std::string::npos);
   RCHECK_STATUS(r.plugin->allgatherv(r.world, v, 1, v, counts, nullptr, kI32, &op, nullptr),
                 WEFT_ERR_UNSUPPORTED);
-  RCHECK_STATUS(r.plugin->alltoallv(r.world, v, counts, nullptr, v, counts, nullptr, kI32, &op,
-                                    nullptr),
-                WEFT_ERR_UNSUPPORTED);
+  RCHECK_STATUS(
+      r.plugin->alltoallv(r.world, v, counts, nullptr, v, counts, nullptr, kI32, &op, nullptr),
+      WEFT_ERR_UNSUPPORTED);
   RCHECK_STATUS(r.plugin->broadcast(r.world, v, 1, kI32, 0, &op, nullptr), WEFT_ERR_UNSUPPORTED);
   RCHECK_STATUS(r.plugin->barrier(r.world, &op, nullptr), WEFT_ERR_UNSUPPORTED);
   RCHECK_STATUS(r.plugin->send(r.world, v, 1, kI32, 0, 0, &op, nullptr), WEFT_ERR_UNSUPPORTED);
@@ -105,8 +105,8 @@ void SubgroupCollectives(Rank& r) {
   const int m = int(members.size()), me = r.rank / 2;
   weft_bk_comm_t* comm = nullptr;
   const std::string prefix = r.rank % 2 ? "group/odd" : "group/even";
-  RCHECK_OK(r.plugin->comm_create(r.state, members.data(), m, me, prefix.c_str(), kOpTimeoutMs,
-                                  &comm));
+  RCHECK_OK(
+      r.plugin->comm_create(r.state, members.data(), m, me, prefix.c_str(), kOpTimeoutMs, &comm));
   int32_t x = r.rank + 1;
   auto op = r.Op(comm);
   RCHECK_OK(r.plugin->allreduce(comm, &x, &x, 1, kI32, WEFT_REDUCE_SUM, &op, nullptr));

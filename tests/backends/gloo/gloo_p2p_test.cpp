@@ -21,18 +21,19 @@ void RingWithTags(Rank& r) {
   std::vector<std::vector<int32_t>> in(kTags), out(kTags);
   std::vector<weft_bk_request_t*> reqs;
   for (int tag = kTags - 1; tag >= 0; --tag) {
-    in[tag].assign(10 * (tag + 1), -1);
+    in[tag].assign(size_t{10} * (tag + 1), -1);
     weft_bk_request_t* req = nullptr;
     const auto op = r.Op(r.world);
     RCHECK_OK(r.plugin->recv(r.world, in[tag].data(), in[tag].size(), kI32, left, tag, &op, &req));
     reqs.push_back(req);
   }
   for (int tag = 0; tag < kTags; ++tag) {
-    out[tag].resize(10 * (tag + 1));
+    out[tag].resize(size_t{10} * (tag + 1));
     for (size_t i = 0; i < out[tag].size(); ++i) out[tag][i] = Payload(r.rank, tag, i);
     weft_bk_request_t* req = nullptr;
     const auto op = r.Op(r.world);
-    RCHECK_OK(r.plugin->send(r.world, out[tag].data(), out[tag].size(), kI32, right, tag, &op, &req));
+    RCHECK_OK(
+        r.plugin->send(r.world, out[tag].data(), out[tag].size(), kI32, right, tag, &op, &req));
     reqs.push_back(req);
   }
   std::rotate(reqs.begin(), reqs.begin() + 3, reqs.end());

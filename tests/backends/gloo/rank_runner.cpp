@@ -12,7 +12,8 @@
 
 // LeakSanitizer's explicit check, present only in sanitizer builds: children leave with
 // _exit, which skips the check LSan would run at exit.
-extern "C" int __lsan_do_recoverable_leak_check() __attribute__((weak));
+extern "C" int __lsan_do_recoverable_leak_check()  // NOLINT(bugprone-reserved-identifier)
+    __attribute__((weak));
 
 namespace weft::test {
 namespace {
@@ -36,8 +37,7 @@ using Clock = std::chrono::steady_clock;
   RCHECK_OK(r.plugin->init(host.api(), &args, &r.state));
   std::vector<int32_t> ranks(n);
   for (int i = 0; i < n; ++i) ranks[i] = i;
-  RCHECK_OK(r.plugin->comm_create(r.state, ranks.data(), n, rank, "world", kOpTimeoutMs,
-                                  &r.world));
+  RCHECK_OK(r.plugin->comm_create(r.state, ranks.data(), n, rank, "world", kOpTimeoutMs, &r.world));
   // Every rank has finished comm_create before any scenario may close connections on
   // purpose; the store, not the transport, says so.
   r.Signal("connected/" + std::to_string(rank));
@@ -104,8 +104,7 @@ void Rank::AwaitSignal(const std::string& key, int64_t timeout_ms) {
 }
 
 void ChildFail(const char* file, int line, const std::string& what) {
-  std::fprintf(stderr, "[child %d] %s:%d: check failed: %s\n", getpid(), file, line,
-               what.c_str());
+  std::fprintf(stderr, "[child %d] %s:%d: check failed: %s\n", getpid(), file, line, what.c_str());
   std::fflush(nullptr);
   _exit(1);
 }

@@ -58,20 +58,20 @@ bool AllSucceeded(const std::vector<ChildOutcome>& outcomes);
 
 }  // namespace weft::test
 
-#define RCHECK(cond)                                                   \
-  do {                                                                 \
-    if (!(cond)) ::weft::test::ChildFail(__FILE__, __LINE__, #cond);   \
+#define RCHECK(cond)                                                 \
+  do {                                                               \
+    if (!(cond)) ::weft::test::ChildFail(__FILE__, __LINE__, #cond); \
   } while (0)
 
-#define RCHECK_STATUS(expr, expected)                                                     \
-  do {                                                                                    \
-    const weft_status_t rcheck_s_ = (expr);                                               \
-    if (rcheck_s_ != (expected)) {                                                        \
-      ::weft::test::ChildFail(__FILE__, __LINE__,                                         \
+#define RCHECK_STATUS(expr, expected)                                                         \
+  do {                                                                                        \
+    const weft_status_t rcheck_s_ = (expr);                                                   \
+    if (rcheck_s_ != (expected)) {                                                            \
+      ::weft::test::ChildFail(__FILE__, __LINE__,                                             \
                               std::string(#expr) + " returned " + std::to_string(rcheck_s_) + \
-                                  " (want " + std::to_string(expected) + "): " +          \
-                                  ::weft::test::TestHost::LastError());                   \
-    }                                                                                     \
+                                  " (want " + std::to_string(expected) +                      \
+                                  "): " + ::weft::test::TestHost::LastError());               \
+    }                                                                                         \
   } while (0)
 
 #define RCHECK_OK(expr) RCHECK_STATUS(expr, WEFT_OK)

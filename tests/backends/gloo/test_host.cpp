@@ -48,8 +48,7 @@ void* Alloc(void*, size_t bytes, size_t alignment) {
 
 void Free(void*, void* p) { std::free(p); }
 
-weft_status_t Reduce(void*, DLDataType t, int32_t op, void* inout, const void* in,
-                     uint64_t count) {
+weft_status_t Reduce(void*, DLDataType t, int32_t op, void* inout, const void* in, uint64_t count) {
   if (g_die_in_reduce) raise(SIGKILL);
   return TestReduce(t, op, inout, in, count);
 }

@@ -27,8 +27,7 @@ class TestHost {
 
 // inout[i] = op(inout[i], in[i]) for float16 (IEEE half), float32, float64, int32 and
 // complex128 (sum only); other dtypes give WEFT_ERR_UNSUPPORTED.
-weft_status_t TestReduce(DLDataType dtype, int32_t op, void* inout, const void* in,
-                         uint64_t count);
+weft_status_t TestReduce(DLDataType dtype, int32_t op, void* inout, const void* in, uint64_t count);
 
 // Fault tests: the next host reduce SIGKILLs this process, i.e. mid-allreduce.
 void SetDieInReduce(bool die);

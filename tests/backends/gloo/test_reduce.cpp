@@ -9,10 +9,14 @@ namespace {
 template <typename T>
 T Apply(int32_t op, T a, T b) {
   switch (op) {
-    case WEFT_REDUCE_SUM: return a + b;
-    case WEFT_REDUCE_MAX: return std::max(a, b);
-    case WEFT_REDUCE_MIN: return std::min(a, b);
-    default: return a * b;
+    case WEFT_REDUCE_SUM:
+      return a + b;
+    case WEFT_REDUCE_MAX:
+      return std::max(a, b);
+    case WEFT_REDUCE_MIN:
+      return std::min(a, b);
+    default:
+      return a * b;
   }
 }
 
