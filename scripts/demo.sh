@@ -7,7 +7,4 @@ bash scripts/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_TESTS=OFF >/dev/null
 ninja -C build/release -j"${JOBS:-2}"
 build/release/examples/layout_explain 2x2 5x8 S0,S1
-# Multi-rank needs a multi-process backend in the build (gloo is opt-in for now, see README).
-ranks=1
-[ -e build/release/lib/libweft-backend-gloo.so ] && ranks=4
-exec build/release/tools/weftrun/weftrun -n "$ranks" build/release/examples/allreduce_demo
+exec build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/allreduce_demo

@@ -28,9 +28,7 @@ cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_TES
 ninja -C build/release -j"$JOBS"
 stamp "smoke runs"
 build/release/examples/layout_explain >/dev/null
-# Multi-rank needs a multi-process backend in the build (gloo is opt-in for now, see README).
-ranks=1; [ -e build/release/lib/libweft-backend-gloo.so ] && ranks=4
-build/release/tools/weftrun/weftrun -n "$ranks" build/release/examples/allreduce_demo
+build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/allreduce_demo
 for b in build/release/bench/*_bench; do
   "$b" --benchmark_min_time=0.01 >/dev/null
   echo "smoke: $(basename "$b") ok"
