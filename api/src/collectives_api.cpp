@@ -72,6 +72,41 @@ Result<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> Counts(
 
 DLDevice Dev(const DLTensor* t) { return t ? t->device : DLDevice{kDLCPU, 0}; }
 
+enum class Direction { kSend, kRecv };
+
+// weft_send and weft_recv differ only in the communicator call: the checks, the blocking path
+// and the posted (work) path are shared here.
+Status PointToPoint(Direction dir, weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                    const DLTensor* buf, int32_t peer, int64_t tag, void* stream,
+                    const weft_call_options_t* opts, weft_work_t** work) {
+  auto check = [&](const GroupInfo& g) -> Result<Buffer> {
+    if (peer < 0 || peer >= g.size())
+      return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
+                             " members");
+    if (tag < 0 || tag > INT32_MAX)
+      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
+    return CheckBuffer(buf, "buf");
+  };
+  if (work)
+    return weft::api::LaunchPosted(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+        [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
+          WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+          return weft::api::PostOp([b, peer, tag, dir](Communicator& c, const OpArgs& a) {
+            return dir == Direction::kSend ? c.PostSend(b.data, b.bytes(), peer, tag, a)
+                                           : c.PostRecv(b.data, b.bytes(), peer, tag, a);
+          });
+        });
+  return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
+                [&](const GroupInfo& g) -> Result<CommOp> {
+                  WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
+                  return CommOp([b, peer, tag, dir](Communicator& c, const OpArgs& a) {
+                    return dir == Direction::kSend ? c.Send(b.data, b.numel, b.dtype, peer, tag, a)
+                                                   : c.Recv(b.data, b.numel, b.dtype, peer, tag, a);
+                  });
+                });
+}
+
 }  // namespace
 
 extern "C" {
@@ -243,60 +278,14 @@ weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t
 weft_status_t weft_send(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                         const DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    auto check = [&](const GroupInfo& g) -> Result<Buffer> {
-      if (peer < 0 || peer >= g.size())
-        return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
-                               " members");
-      if (tag < 0 || tag > INT32_MAX)
-        return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
-      return CheckBuffer(buf, "buf");
-    };
-    if (work)
-      return weft::api::LaunchPosted(
-          ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
-          [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
-            WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-            return weft::api::PostOp([b, peer, tag](Communicator& c, const OpArgs& a) {
-              return c.PostSend(b.data, b.bytes(), peer, tag, a);
-            });
-          });
-    return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-                    return CommOp([b, peer, tag](Communicator& c, const OpArgs& a) {
-                      return c.Send(b.data, b.numel, b.dtype, peer, tag, a);
-                    });
-                  });
+    return PointToPoint(Direction::kSend, ctx, mesh, mesh_dim, buf, peer, tag, stream, opts, work);
   });
 }
 
 weft_status_t weft_recv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                         DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    auto check = [&](const GroupInfo& g) -> Result<Buffer> {
-      if (peer < 0 || peer >= g.size())
-        return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
-                               " members");
-      if (tag < 0 || tag > INT32_MAX)
-        return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
-      return CheckBuffer(buf, "buf");
-    };
-    if (work)
-      return weft::api::LaunchPosted(
-          ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
-          [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
-            WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-            return weft::api::PostOp([b, peer, tag](Communicator& c, const OpArgs& a) {
-              return c.PostRecv(b.data, b.bytes(), peer, tag, a);
-            });
-          });
-    return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-                    return CommOp([b, peer, tag](Communicator& c, const OpArgs& a) {
-                      return c.Recv(b.data, b.numel, b.dtype, peer, tag, a);
-                    });
-                  });
+    return PointToPoint(Direction::kRecv, ctx, mesh, mesh_dim, buf, peer, tag, stream, opts, work);
   });
 }
 

@@ -88,14 +88,35 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
                                        loopback ? "127.0.0.1" : "0.0.0.0", env.store_port));
   }
   WEFT_RETURN_IF_ERROR(ConnectStore(env.store_host, env.store_port));
-  return Rendezvous();
+  Status s = Rendezvous();
+  if (server_ && s.code() == Code::kInvalidUsage) {
+    // This store carries "init/error" to the other ranks: keep it up until they have read it
+    // and gone (briefly), or they would see the store vanish instead of the reason.
+    const auto linger =
+        std::min(Deadline(connect_timeout_ms_), Clock::now() + std::chrono::seconds(2));
+    (void)store_->Leave(linger);
+    store_->Close();
+    server_->WaitAllLeft(0, linger);
+  }
+  return s;
 }
 
 Status Context::ConnectStore(const std::string& host, uint16_t port) {
   const auto deadline = Deadline(connect_timeout_ms_);
   WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline));
-  return store_->Register(
+  Status s = store_->Register(
       rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); }, deadline);
+  if (s.code() == Code::kInvalidUsage) {
+    // Another live process holds this rank already. Only this process learns it from the
+    // store; tell the ranks waiting in Rendezvous, so that they fail now too and not at the
+    // connect deadline.
+    const std::string problem = "rank " + std::to_string(rank_) +
+                                " is claimed twice: " + Identity() + " was refused (" +
+                                s.message() + ")";
+    (void)store_->Publish("init/error", problem, deadline);
+    return InvalidUsage("inconsistent world: " + problem);
+  }
+  return s;
 }
 
 // Every rank claims its rank number and checks the world size against rank 0's, so that a

@@ -4,6 +4,7 @@
 #include "api/src/context.hpp"
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
+#include "backends/bootstrap/store_types.hpp"
 #include "common/log.hpp"
 
 namespace weft::api {
@@ -89,7 +90,7 @@ int32_t Context::failed_rank() const {
 
 void Context::OnStoreEvent(const std::string& key, const std::string& value) {
   // Runs on the store client's event thread: record and abort, nothing blocking.
-  if (key == "failed/<store>") {
+  if (key == backends::bootstrap::kStoreLostKey) {
     Abort(Status(Code::kPeerFailure, "rank 0 failed: lost the store it hosted (" + value + ")"), 0);
   } else if (key.rfind("failed/", 0) == 0) {
     const int32_t r = std::atoi(key.c_str() + 7);
@@ -136,7 +137,13 @@ Status Context::Leave() {
     if (!failed_) (void)store_->Leave(deadline);
     store_->Close();
   }
-  if (server_) server_->WaitAllLeft(world_size_, deadline);
+  if (server_) {
+    // After a failure a rank still registered may never leave (stopped, hung): keep the store
+    // up only briefly for the ranks tearing down alongside this one, not until the deadline.
+    const auto until =
+        failed_ ? std::min(deadline, Clock::now() + std::chrono::seconds(1)) : deadline;
+    server_->WaitAllLeft(world_size_, until);
+  }
   return result;
 }
 

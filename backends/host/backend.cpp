@@ -122,6 +122,11 @@ Backend::~Backend() {
 Status Backend::Error(weft_status_t code, const char* op) const {
   std::string msg = TakePluginError();
   if (msg.empty()) msg = "failed without a message";
+  // A blocking op that answers IN_PROGRESS, or a code outside the ABI's range, is the plugin
+  // breaking its contract: never hand such a code to the caller as if it meant something.
+  if (code >= WEFT_IN_PROGRESS || code < WEFT_ERR_INTERNAL)
+    return Status(Code::kPlugin, std::string(name()) + " backend " + op + " returned status " +
+                                     std::to_string(code) + ", which it may not: " + msg);
   return Status(static_cast<Code>(code), std::string(name()) + " backend " + op + ": " + msg);
 }
 

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <utility>
 
 namespace weft::backends {
 namespace {
@@ -54,21 +55,22 @@ Status ApplyMask(weft_backend_plugin_t& t, const std::string& disabled) {
 }
 
 Status CheckMandatory(const weft_backend_plugin_t& t, const std::string& path) {
-  const char* missing = nullptr;
-  if (!t.init)
-    missing = "init";
-  else if (!t.finalize)
-    missing = "finalize";
-  else if (!t.abort)
-    missing = "abort";
-  else if (!t.comm_create || !t.comm_destroy)
-    missing = "comm_create/comm_destroy";
-  else if (!t.send || !t.recv)
-    missing = "send/recv";
-  else if (!t.request_test || !t.request_wait || !t.request_cancel || !t.request_free)
-    missing = "request_*";
-  if (missing)
-    return Status(Code::kPlugin, "plugin " + path + " lacks the mandatory op " + missing);
+  // Named one by one so the message says exactly which function the plugin left NULL.
+  const std::pair<const char*, bool> mandatory[] = {
+      {"init", t.init != nullptr},
+      {"finalize", t.finalize != nullptr},
+      {"abort", t.abort != nullptr},
+      {"comm_create", t.comm_create != nullptr},
+      {"comm_destroy", t.comm_destroy != nullptr},
+      {"send", t.send != nullptr},
+      {"recv", t.recv != nullptr},
+      {"request_test", t.request_test != nullptr},
+      {"request_wait", t.request_wait != nullptr},
+      {"request_cancel", t.request_cancel != nullptr},
+      {"request_free", t.request_free != nullptr},
+  };
+  for (const auto& [op, present] : mandatory)
+    if (!present) return Status(Code::kPlugin, "plugin " + path + " lacks the mandatory op " + op);
   if (!t.name) return Status(Code::kPlugin, "plugin " + path + " has no name");
   return Status::Ok();
 }

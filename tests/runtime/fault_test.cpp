@@ -1,0 +1,265 @@
+// Fault tests of SPEC §10 and §6.4 through the public C ABI: real worker processes
+// (fault_worker.cpp) on the gloo backend, killed, stopped or misconfigured on purpose. Each
+// case is one launch of a few seconds; the WorkerGroup kills and reaps whatever is left.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/runtime/worker_group.hpp"
+#include "weft/weft.h"
+
+namespace weft::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr double kNs = 1e-9;
+// 1 MiB of float32 per allreduce.
+constexpr const char* kMiBFloats = "262144";
+
+// The environment of `ranks.size()` processes claiming ranks[i] of world_sizes[i].
+std::vector<WorkerSpec> Launch(const std::vector<int>& ranks, const std::vector<int>& world_sizes,
+                               const std::vector<std::string>& args) {
+  const int port = PickFreePort();
+  std::vector<WorkerSpec> specs;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    WorkerSpec s;
+    s.args = args;
+    s.env = {"WEFT_RANK=" + std::to_string(ranks[i]),
+             "WEFT_WORLD_SIZE=" + std::to_string(world_sizes[i]),
+             "WEFT_LOCAL_RANK=" + std::to_string(ranks[i]),
+             "WEFT_LOCAL_WORLD_SIZE=" + std::to_string(world_sizes[i]),
+             "WEFT_STORE=127.0.0.1:" + std::to_string(port), "WEFT_BACKEND=gloo",
+             // A broken launch then fails the test in time, and case 5 proves it fails faster.
+             "WEFT_CONNECT_TIMEOUT_MS=20000"};
+    if (!std::getenv("WEFT_LOG_LEVEL")) s.env.push_back("WEFT_LOG_LEVEL=off");
+    specs.push_back(std::move(s));
+  }
+  return specs;
+}
+
+std::vector<WorkerSpec> World(int n, const std::vector<std::string>& args) {
+  std::vector<int> ranks(n);
+  for (int r = 0; r < n; ++r) ranks[r] = r;
+  return Launch(ranks, std::vector<int>(n, n), args);
+}
+
+std::string Dump(const WorkerGroup& g) {
+  std::string out;
+  for (size_t i = 0; i < g.size(); ++i)
+    for (const Report& r : g.reports(i))
+      out += "  worker " + std::to_string(i) + ": " + FormatReport(r);
+  return out.empty() ? "  (no reports)\n" : out;
+}
+
+std::string StatusName(int32_t s) { return weft_status_string(s); }
+
+std::vector<size_t> AllBut(size_t n, size_t skip) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < n; ++i)
+    if (i != skip) out.push_back(i);
+  return out;
+}
+
+std::vector<size_t> All(size_t n) { return AllBut(n, n); }
+
+bool AllHave(const WorkerGroup& g, const std::vector<size_t>& who, const std::string& kind) {
+  for (size_t i : who)
+    if (!g.Has(i, kind)) return false;
+  return true;
+}
+
+// Whether some worker already reported a failed create, operation or check: waiting on
+// for the others is then pointless.
+bool AnyFailed(const WorkerGroup& g) {
+  for (size_t i = 0; i < g.size(); ++i)
+    for (const Report& r : g.reports(i))
+      if (r.status != WEFT_OK && r.kind != "destroy") return true;
+  return false;
+}
+
+// Releases `who` from their hold and checks that abort + destroy returned promptly and
+// cleanly and that the process then exited 0 (a sanitizer report would make it non-zero).
+void ExpectCleanTeardown(WorkerGroup& g, const std::vector<size_t>& who,
+                         Clock::time_point deadline) {
+  for (size_t i : who) g.Release(i);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, who, "destroy"); }, deadline)) << Dump(g);
+  for (size_t i : who) {
+    const Report d = *g.Find(i, "destroy");
+    EXPECT_EQ(d.status, WEFT_OK) << "worker " << i << ": " << d.message;
+    EXPECT_LT(d.seconds(), 3.0) << "worker " << i << ": abort + destroy took too long";
+    const std::optional<int> st = g.Reap(i, deadline);
+    ASSERT_TRUE(st.has_value()) << "worker " << i << " did not exit after destroy";
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0)
+        << "worker " << i << " wait status " << *st;
+  }
+}
+
+// Starts n ranks looping on allreduce, waits until every one loops, sends `sig` to `victim`
+// and returns the monotonic time of the signal, or -1 after a failure.
+int64_t StartLoopAndSignal(WorkerGroup& g, size_t victim, int sig, Clock::time_point deadline) {
+  EXPECT_TRUE(g.started());
+  const bool looping =
+      g.ReadUntil([&] { return AnyFailed(g) || AllHave(g, All(g.size()), "ready"); }, deadline) &&
+      !AnyFailed(g);
+  EXPECT_TRUE(looping) << "the ranks never all ran allreduce:\n" << Dump(g);
+  if (!looping) return -1;
+  // Let them get well into the next operations, not between two of them.
+  std::this_thread::sleep_for(100ms);
+  const int64_t t = MonotonicNs();
+  g.Signal(victim, sig);
+  return t;
+}
+
+// SPEC §10: a dead peer gives PEER_FAILURE naming it on every rank within about a second.
+void ExpectPeerFailureEverywhere(int n, size_t victim) {
+  const auto deadline = Clock::now() + 25s;
+  WorkerGroup g(WEFT_FAULT_WORKER, World(n, {"loop", "30000", kMiBFloats}));
+  const int64_t t_kill = StartLoopAndSignal(g, victim, SIGKILL, deadline);
+  ASSERT_GE(t_kill, 0);
+  const std::vector<size_t> survivors = AllBut(n, victim);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, survivors, "op"); }, deadline))
+      << "a survivor did not notice the death of rank " << victim << ":\n"
+      << Dump(g);
+  const std::string name = "rank " + std::to_string(victim);
+  for (size_t i : survivors) {
+    const Report op = *g.Find(i, "op");
+    EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_PEER_FAILURE)) << "rank " << i;
+    EXPECT_EQ(StatusName(op.ctx_status), StatusName(WEFT_ERR_PEER_FAILURE)) << "rank " << i;
+    EXPECT_EQ(op.failed_rank, static_cast<int32_t>(victim)) << "rank " << i << ": " << op.message;
+    EXPECT_NE(op.message.find(name), std::string::npos) << "rank " << i << ": " << op.message;
+    const double after = (op.t1_ns - t_kill) * kNs;
+    EXPECT_LT(after, 2.0) << "rank " << i << " saw the failure " << after << " s after the kill";
+    std::printf("rank %zu saw rank %zu's death after %.0f ms\n", i, victim, after * 1000);
+  }
+  ExpectCleanTeardown(g, survivors, deadline);
+  const std::optional<int> st = g.Reap(victim, deadline);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFSIGNALED(*st) && WTERMSIG(*st) == SIGKILL);
+}
+
+TEST(FaultTest, KilledRankIsReportedToEverySurvivor) { ExpectPeerFailureEverywhere(4, 2); }
+
+// Rank 0 hosts the store: losing it counts as rank 0's failure.
+TEST(FaultTest, KilledStoreHostIsReportedAsRankZero) { ExpectPeerFailureEverywhere(4, 0); }
+
+// SPEC §10: a silent (stopped) peer gives TIMEOUT at the call's deadline, and abort + destroy
+// then return promptly although that peer still holds its connections.
+TEST(FaultTest, StoppedRankGivesTimeoutThenCleanTeardown) {
+  constexpr int kRanks = 3;
+  constexpr size_t kVictim = 1;  // not rank 0: rank 0 must not wait for it when leaving
+  const auto deadline = Clock::now() + 25s;
+  WorkerGroup g(WEFT_FAULT_WORKER, World(kRanks, {"loop", "1000", kMiBFloats}));
+  const int64_t t_stop = StartLoopAndSignal(g, kVictim, SIGSTOP, deadline);
+  ASSERT_GE(t_stop, 0);
+  const std::vector<size_t> survivors = AllBut(kRanks, kVictim);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, survivors, "op"); }, deadline)) << Dump(g);
+  for (size_t i : survivors) {
+    const Report op = *g.Find(i, "op");
+    EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_TIMEOUT))
+        << "rank " << i << ": " << op.message;
+    EXPECT_GE(op.seconds(), 0.9) << "rank " << i;
+    EXPECT_LT(op.seconds(), 3.0) << "rank " << i;
+    EXPECT_LT((op.t1_ns - t_stop) * kNs, 3.0) << "rank " << i;
+  }
+  ExpectCleanTeardown(g, survivors, deadline);
+  // Resumed, the stopped rank finds its peers gone: it fails too, and exits cleanly.
+  g.Signal(kVictim, SIGCONT);
+  ASSERT_TRUE(g.ReadUntil([&] { return g.Has(kVictim, "op"); }, deadline)) << Dump(g);
+  EXPECT_NE(g.Find(kVictim, "op")->status, WEFT_OK);
+  ExpectCleanTeardown(g, {kVictim}, deadline);
+}
+
+// SPEC §6.4: a rank rejecting its own buffer fails at once; its peers' matching call fails
+// with ABORTED naming it within about a second.
+TEST(FaultTest, InvalidBufferOnOneRankAbortsThePeers) {
+  constexpr int kRanks = 3;
+  constexpr size_t kBad = 1;
+  const auto deadline = Clock::now() + 20s;
+  WorkerGroup g(WEFT_FAULT_WORKER, World(kRanks, {"badarg", std::to_string(kBad)}));
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(kRanks), "op"); }, deadline)) << Dump(g);
+  for (size_t i = 0; i < kRanks; ++i)
+    ASSERT_EQ(g.Find(i, "ready")->status, WEFT_OK) << "the first, valid allreduce failed\n"
+                                                   << Dump(g);
+  const Report bad = *g.Find(kBad, "op");
+  EXPECT_EQ(StatusName(bad.status), StatusName(WEFT_ERR_INVALID_ARGUMENT)) << bad.message;
+  EXPECT_LT(bad.seconds(), 0.5) << "the invalid call itself must fail at once";
+  for (size_t i : AllBut(kRanks, kBad)) {
+    const Report op = *g.Find(i, "op");
+    EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_ABORTED)) << "rank " << i;
+    EXPECT_EQ(op.failed_rank, static_cast<int32_t>(kBad)) << "rank " << i << ": " << op.message;
+    EXPECT_NE(op.message.find("rank 1"), std::string::npos) << "rank " << i << ": " << op.message;
+    EXPECT_LT((op.t1_ns - bad.t0_ns) * kNs, 2.0) << "rank " << i;
+  }
+  ExpectCleanTeardown(g, All(kRanks), deadline);
+}
+
+// SPEC §8: a broken launch fails fast on every process, naming what is wrong, long before
+// the 20 s connect timeout.
+void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<int>& sizes,
+                             const std::string& named) {
+  const auto deadline = Clock::now() + 15s;
+  WorkerGroup g(WEFT_FAULT_WORKER, Launch(ranks, sizes, {"create"}));
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(ranks.size()), "create"); }, deadline))
+      << Dump(g);
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const Report c = *g.Find(i, "create");
+    EXPECT_EQ(StatusName(c.status), StatusName(WEFT_ERR_INVALID_USAGE))
+        << "process " << i << ": " << c.message;
+    EXPECT_LT(c.seconds(), 5.0) << "process " << i;
+    EXPECT_NE(c.message.find(named), std::string::npos) << "process " << i << ": " << c.message;
+    const std::optional<int> st = g.Reap(i, deadline);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "process " << i;
+  }
+}
+
+TEST(FaultTest, DuplicateRankFailsFastEverywhere) {
+  ExpectInconsistentWorld({0, 1, 1}, {3, 3, 3}, "rank 1");
+}
+
+TEST(FaultTest, WorldSizeDisagreementFailsFastEverywhere) {
+  ExpectInconsistentWorld({0, 1}, {2, 3}, "world size of 3");
+}
+
+TEST(FaultTest, StoreHostWorldSizeDisagreementFailsFastEverywhere) {
+  ExpectInconsistentWorld({0, 1}, {3, 2}, "world size of 2");
+}
+
+// 8 ranks on 2 CPUs: many small operations make progress (no livelock) and stay correct.
+TEST(FaultTest, EightRanksOnTwoCpusMakeProgress) {
+  constexpr int kRanks = 8;
+  const auto deadline = Clock::now() + 45s;
+  WorkerGroup g(WEFT_FAULT_WORKER, World(kRanks, {"stress", "200"}), /*cpus=*/2);
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(
+      g.ReadUntil([&] { return AnyFailed(g) || AllHave(g, All(kRanks), "check"); }, deadline) &&
+      !AnyFailed(g))
+      << Dump(g);
+  double slowest = 0;
+  for (size_t i = 0; i < kRanks; ++i) {
+    const Report c = *g.Find(i, "check");
+    EXPECT_EQ(c.status, WEFT_OK) << "rank " << i << ": " << c.message;
+    slowest = std::max(slowest, c.seconds());
+  }
+  EXPECT_LT(slowest, 20.0) << "200 allreduces + barriers over 8 ranks";
+  std::printf("200 allreduces + barriers over 8 ranks on 2 CPUs: %.2f s\n", slowest);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(kRanks), "destroy"); }, deadline)) << Dump(g);
+  for (size_t i = 0; i < kRanks; ++i) {
+    EXPECT_EQ(g.Find(i, "destroy")->status, WEFT_OK) << "rank " << i;
+    const std::optional<int> st = g.Reap(i, deadline);
+    ASSERT_TRUE(st.has_value());
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "rank " << i;
+  }
+}
+
+}  // namespace
+}  // namespace weft::test
