@@ -152,8 +152,12 @@ Status StoreClient::Publish(const std::string& key, const Bytes& value,
 }
 
 Status StoreClient::Leave(Clock::time_point deadline) {
+  // Stop reporting loss before the goodbye goes out: once the server has counted it, its host
+  // may close every connection, and the reader can see that close before this thread sees
+  // the reply.
+  connection_->SetReportStoreLoss(false);
   auto reply = connection_->Call(Request(Verb::kLeave, {}), deadline, "Leave");
-  if (reply.ok()) connection_->SetReportStoreLoss(false);
+  if (!reply.ok()) connection_->SetReportStoreLoss(true);
   return reply.status();
 }
 

@@ -1,5 +1,6 @@
 #include "backends/host/composed_ops.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -48,20 +49,27 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   const uint64_t item = static_cast<uint64_t>(ItemSize(t));
   std::vector<uint64_t> displ(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) displ[i + 1] = displ[i] + counts[i];
-  // acc: partial sums of every block; tmp: the block arriving from the left.
-  std::vector<char> acc(static_cast<const char*>(send),
-                        static_cast<const char*>(send) + displ[n] * item);
+  const char* in = static_cast<const char*>(send);
+  char* out = static_cast<char*>(recv);
+  if (n == 1) {
+    if (counts[0] && out != in) std::memmove(out, in, counts[0] * item);
+    return Status::Ok();
+  }
+  // Ring: step s sends the partial sum of block me-s-1 (step 0: straight from the input) and
+  // receives the partial sum of block me-s-2, which it adds to this rank's own input for that
+  // block. Only two block-sized buffers are needed, never a copy of the whole input; the last
+  // step reduces straight into recv (which may be this rank's block of send: out == a is fine).
   const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
-  std::vector<char> tmp(max_count * item);
+  std::vector<char> acc(max_count * item), tmp(max_count * item);
   const int64_t tag = c.NextInternalTag();
   for (int32_t s = 0; s < n - 1; ++s) {
     const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);
-    WEFT_RETURN_IF_ERROR(Exchange(c, acc.data() + displ[sb] * item, counts[sb] * item,
-                                  Mod(me + 1, n), tmp.data(), counts[rb] * item, Mod(me - 1, n),
-                                  tag, a));
-    WEFT_RETURN_IF_ERROR(ReduceInto(t, op, acc.data() + displ[rb] * item, tmp.data(), counts[rb]));
+    const char* sbuf = s == 0 ? in + displ[sb] * item : acc.data();
+    WEFT_RETURN_IF_ERROR(Exchange(c, sbuf, counts[sb] * item, Mod(me + 1, n), tmp.data(),
+                                  counts[rb] * item, Mod(me - 1, n), tag, a));
+    char* dst = s == n - 2 ? out : acc.data();  // the last block received is this rank's own
+    WEFT_RETURN_IF_ERROR(Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
   }
-  if (counts[me]) std::memcpy(recv, acc.data() + displ[me] * item, counts[me] * item);
   return Status::Ok();
 }
 
@@ -76,10 +84,9 @@ Status Allreduce(Communicator& c, const void* send, void* recv, uint64_t count, 
     displs[i] = i ? displs[i - 1] + bytes[i - 1] : 0;
   }
   char* out = static_cast<char*>(recv);
-  // Reduce-scatter into this rank's slice of recv, then all-gather the slices in place.
-  std::vector<char> mine(bytes[c.index()]);
-  WEFT_RETURN_IF_ERROR(ReduceScatterv(c, send, mine.data(), counts, t, op, a));
-  if (!mine.empty()) std::memcpy(out + displs[c.index()], mine.data(), mine.size());
+  // Reduce-scatter into this rank's slice of recv, then all-gather the slices in place. The
+  // ring reads block i of send only while producing block i, so recv may equal send.
+  WEFT_RETURN_IF_ERROR(ReduceScatterv(c, send, out + displs[c.index()], counts, t, op, a));
   return Allgatherv(c, out + displs[c.index()], bytes[c.index()], out, bytes, displs, a);
 }
 

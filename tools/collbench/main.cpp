@@ -1,0 +1,100 @@
+// collbench: an nccl-tests-style sweep of Weft's collectives through the public C ABI, run
+// under a launcher (`weftrun -n 2 collbench -b 8 -e 64M -f 2`). The table goes to stdout on
+// rank 0, logs to stderr. See README.md for the columns and formulas.
+#include <weft/weft.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tools/collbench/options.hpp"
+#include "tools/collbench/raw_gloo.hpp"
+#include "tools/collbench/report.hpp"
+#include "tools/collbench/sweep.hpp"
+
+namespace {
+
+using weft::collbench::Op;
+using weft::collbench::Options;
+using weft::collbench::Row;
+
+int Fail(weft_context_t* ctx, int32_t rank, const std::string& what) {
+  std::fprintf(stderr, "collbench: rank %d: %s\n", rank, what.c_str());
+  // Wakes peers blocked on this rank; the launcher stops them as this process exits non-zero.
+  if (ctx != nullptr) weft_context_abort(ctx);
+  weft_context_destroy(ctx);
+  return 1;
+}
+
+std::string BackendName(weft_context_t* ctx) {
+  char name[64] = {};
+  size_t needed = 0;
+  if (weft_context_backend_name(ctx, name, sizeof(name), &needed) != WEFT_OK) return "?";
+  return name;
+}
+
+// Runs every op over every size; rank 0 prints each row as it is measured.
+bool RunSweep(weft::collbench::Sweep& sweep, const Options& o, bool print, std::vector<Row>* rows,
+              std::string* error) {
+  for (Op op : o.ops) {
+    if (print) weft::collbench::PrintHeader(stdout, op, o.raw_gloo);
+    for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes;) {
+      std::optional<Row> row = sweep.Measure(op, bytes, error);
+      if (!error->empty()) return false;
+      if (row) {
+        if (print) weft::collbench::PrintRow(stdout, *row, o.raw_gloo);
+        rows->push_back(std::move(*row));
+      }
+      const auto next = static_cast<int64_t>(static_cast<double>(bytes) * o.factor);
+      bytes = next > bytes ? next : bytes + 1;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::string error;
+  if (!weft::collbench::ParseOptions(argc, argv, &o, &error) || o.min_bytes < 1) {
+    std::fprintf(stderr, "collbench: %s\n%s", error.empty() ? "-b must be >= 1" : error.c_str(),
+                 weft::collbench::Usage().c_str());
+    return 2;
+  }
+  if (o.help) {
+    std::fputs(weft::collbench::Usage().c_str(), stdout);
+    return 0;
+  }
+  weft_context_t* ctx = nullptr;
+  if (weft_context_create(nullptr, &ctx) != WEFT_OK) {
+    return Fail(nullptr, -1, std::string("weft_context_create: ") + weft_last_error());
+  }
+  int32_t rank = 0, nranks = 1;
+  weft_context_rank(ctx, &rank);
+  weft_context_world_size(ctx, &nranks);
+  weft::collbench::RunInfo info{nranks, BackendName(ctx), &o};
+
+  std::unique_ptr<weft::collbench::RawGloo> raw;
+  if (o.raw_gloo) {
+    raw = weft::collbench::RawGloo::Connect(ctx, rank, nranks, &error);
+    if (!raw) return Fail(ctx, rank, error);
+  }
+  if (rank == 0) weft::collbench::PrintPreamble(stdout, info);
+  weft::collbench::Sweep sweep(ctx, rank, nranks, o, raw.get());
+  std::vector<Row> rows;
+  if (!RunSweep(sweep, o, rank == 0, &rows, &error)) return Fail(ctx, rank, error);
+
+  if (rank == 0 && !o.json_path.empty() && !weft::collbench::WriteJson(o.json_path, info, rows)) {
+    return Fail(ctx, rank, "cannot write " + o.json_path);
+  }
+  raw.reset();
+  const weft_status_t s = weft_context_destroy(ctx);
+  if (s != WEFT_OK) {
+    std::fprintf(stderr, "collbench: rank %d: weft_context_destroy: %s\n", rank, weft_last_error());
+    return 1;
+  }
+  return 0;
+}

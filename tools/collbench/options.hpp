@@ -1,0 +1,49 @@
+// collbench's command line (nccl-tests' letters where they have one).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tools/collbench/dtypes.hpp"
+
+namespace weft::collbench {
+
+enum class Op {
+  kAllreduce,
+  kAllgather,
+  kReduceScatter,
+  kAlltoall,
+  kBroadcast,
+  kAllgatherv,
+  kReduceScatterv,
+  kAlltoallv,
+  kSendrecv,
+};
+
+const char* OpName(Op op);
+bool OpReduces(Op op);
+
+struct Options {
+  int64_t min_bytes = 8;
+  int64_t max_bytes = 64ll << 20;
+  double factor = 2;
+  int iters = 20;
+  int warmup = 5;
+  bool check = true;
+  const DType* dtype = FindDType("float32");
+  int redop = 0;  // WEFT_REDUCE_SUM
+  std::vector<Op> ops = {Op::kAllreduce};
+  std::string json_path;  // empty: no JSON
+  bool raw_gloo = false;
+  bool help = false;
+};
+
+// "64", "1K", "64M", "2G" (powers of 1024). -1 when malformed.
+int64_t ParseBytes(const std::string& text);
+
+// Parses argv; on a bad command line returns false with *error naming the argument.
+bool ParseOptions(int argc, char** argv, Options* options, std::string* error);
+std::string Usage();
+
+}  // namespace weft::collbench

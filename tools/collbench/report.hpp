@@ -1,0 +1,44 @@
+// The table (stdout, rank 0) and the JSON records (--json) of a sweep.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tools/collbench/options.hpp"
+#include "tools/collbench/stats.hpp"
+
+namespace weft::collbench {
+
+struct Side {
+  bool present = false;
+  Summary time;                 // seconds: per iteration the max over ranks; then min/median/max
+  double algbw = 0, busbw = 0;  // GB/s, at the median time
+  int64_t wrong = -1;           // summed over ranks; -1: not checked
+};
+
+struct Row {
+  Op op = Op::kAllreduce;
+  int64_t size_bytes = 0, count = 0;
+  std::string type, redop;
+  Side weft, raw;
+  std::string raw_kind;
+  // Weft's busbw over raw's: the ratio of median times (raw / Weft), and the quartiles of the
+  // per-iteration ratios (each iteration runs Weft and raw back to back).
+  double ratio = 0, ratio_q1 = 0, ratio_q3 = 0;
+};
+
+struct RunInfo {
+  int32_t ranks = 0;
+  std::string backend;
+  const Options* options = nullptr;
+};
+
+void PrintPreamble(std::FILE* out, const RunInfo& info);
+void PrintHeader(std::FILE* out, Op op, bool raw);
+void PrintRow(std::FILE* out, const Row& row, bool raw);
+// false when the file cannot be written.
+bool WriteJson(const std::string& path, const RunInfo& info, const std::vector<Row>& rows);
+
+}  // namespace weft::collbench
