@@ -1,0 +1,96 @@
+#include "placement/planner/search.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+#include <string>
+#include <tuple>
+
+#include "placement/planner/edges.hpp"
+#include "placement/planner/state.hpp"
+
+namespace weft::placement::planner {
+namespace {
+
+Status CheckPair(const Layout& src, const Layout& dst) {
+  if (!src.mesh().SameAs(dst.mesh()))
+    return InvalidArgument("src and dst layouts are on different meshes");
+  if (src.shape() != dst.shape())
+    return InvalidArgument("src and dst layouts have different global shapes");
+  if (!(src.dtype() == dst.dtype()))
+    return InvalidArgument("src dtype " + DTypeName(src.dtype()) + " differs from dst dtype " +
+                           DTypeName(dst.dtype()));
+  for (int32_t m = 0; m < src.mesh().ndim(); ++m) {
+    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
+    const Placement &a = src.placements()[m], &b = dst.placements()[m];
+    const std::string at = "mesh dim " + std::to_string(m) + ": ";
+    if (IsPartial(a) && IsPartial(b) && a != b)
+      return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
+                             " changes the reduction op (SPEC §2.4)");
+    if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}})
+      return InvalidArgument(at + PlacementName(a) +
+                             " -> P(avg) has no exact local form (SPEC §3.1)");
+  }
+  return Status::Ok();
+}
+
+struct Label {
+  double cost = std::numeric_limits<double>::infinity();
+  int64_t steps = 0;
+  int32_t prev = -1;  // state
+  Step step;          // the edge from prev
+  bool done = false;
+};
+
+// Ties break on (cost, steps, state key): a fixed total order, so every rank agrees.
+using QueueItem = std::tuple<double, int64_t, std::vector<int32_t>, int32_t>;
+
+Result<std::vector<Step>> ShortestPath(const std::vector<State>& states, int32_t target,
+                                       const CostModel& model) {
+  std::vector<Label> label(states.size());
+  std::priority_queue<QueueItem, std::vector<QueueItem>, std::greater<>> queue;
+  label[0].cost = 0;
+  queue.emplace(0.0, 0, states[0].key, 0);
+  while (!queue.empty()) {
+    const int32_t a = std::get<3>(queue.top());
+    queue.pop();
+    if (label[a].done) continue;
+    label[a].done = true;
+    if (a == target) break;
+    for (Edge& e : EdgesFrom(states, a, states[target])) {
+      e.step.cost = StepCost(model, e.step);
+      Label& l = label[e.to];
+      const double cost = label[a].cost + e.step.cost;
+      const int64_t steps = label[a].steps + 1;
+      if (l.done || std::tie(cost, steps) >= std::tie(l.cost, l.steps)) continue;
+      l = {cost, steps, a, std::move(e.step), false};
+      queue.emplace(cost, steps, states[e.to].key, e.to);
+    }
+  }
+  if (!label[target].done) return Internal("planner: no sequence of steps reaches dst");
+  std::vector<Step> path;
+  for (int32_t s = target; s != 0; s = label[s].prev) path.push_back(label[s].step);
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace
+
+Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model) {
+  if (!src || !dst) return InvalidArgument("src or dst layout is NULL");
+  WEFT_RETURN_IF_ERROR(CheckPair(*src, *dst));
+  int32_t target = 0;
+  WEFT_ASSIGN_OR_RETURN(std::vector<State> states, EnumerateStates(*src, *dst, &target));
+  Plan plan{src, dst, {}, 0, 0};
+  if (target != 0) {
+    WEFT_ASSIGN_OR_RETURN(plan.steps, ShortestPath(states, target, model));
+    // The search runs on layouts with R on size-1 mesh dims; show the caller's own at the ends.
+    plan.steps.front().from = src;
+    plan.steps.back().to = dst;
+  }
+  for (const Step& s : plan.steps) plan.cost += s.cost;
+  plan.hash = HashPlan(plan);
+  return plan;
+}
+
+}  // namespace weft::placement::planner
