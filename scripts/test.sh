@@ -29,6 +29,9 @@ ninja -C build/release -j"$JOBS"
 stamp "smoke runs"
 build/release/examples/layout_explain >/dev/null
 build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/allreduce_demo
+build/release/tools/weftrun/weftrun -n 2 --backend gloo build/release/tools/collbench/collbench \
+  -b 1K -e 1M -f 32 -n 2 -w 1 -c 1 --raw gloo >/dev/null
+echo "smoke: collbench ok"
 for b in build/release/bench/*_bench; do
   "$b" --benchmark_min_time=0.01 >/dev/null
   echo "smoke: $(basename "$b") ok"

@@ -96,5 +96,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "collbench: rank %d: weft_context_destroy: %s\n", rank, weft_last_error());
     return 1;
   }
+  // Like nccl-tests: a wrong value fails the run, so a sweep can serve as a test.
+  int64_t bad_rows = 0;
+  for (const auto& row : rows) bad_rows += (row.weft.wrong > 0 || row.raw.wrong > 0) ? 1 : 0;
+  if (bad_rows > 0) {
+    std::fprintf(stderr, "collbench: rank %d: %lld rows had wrong values\n", rank,
+                 static_cast<long long>(bad_rows));
+    return 1;
+  }
   return 0;
 }
