@@ -21,6 +21,18 @@ WEFT_PIN(weft_mesh_options_t, 16);
 WEFT_AT(weft_mesh_options_t, struct_size, 0);
 WEFT_AT(weft_mesh_options_t, dim_names, 8);
 
+WEFT_PIN(weft_plan_options_t, 16);
+WEFT_AT(weft_plan_options_t, struct_size, 0);
+WEFT_AT(weft_plan_options_t, rank, 4);
+WEFT_AT(weft_plan_options_t, reserved, 8);
+
+WEFT_PIN(weft_plan_stats_t, 40);
+WEFT_AT(weft_plan_stats_t, struct_size, 0);
+WEFT_AT(weft_plan_stats_t, steps, 8);
+WEFT_AT(weft_plan_stats_t, send_bytes, 16);
+WEFT_AT(weft_plan_stats_t, recv_bytes, 24);
+WEFT_AT(weft_plan_stats_t, extra_bytes, 32);
+
 /* DLPack structs cross the ABI too; Weft relies on the 0.6 layout. */
 WEFT_PIN(DLDataType, 4);
 WEFT_PIN(DLDevice, 8);

@@ -4,6 +4,7 @@
 #include "api/src/context.hpp"
 #include "api/src/context_link.hpp"
 #include "api/src/guard.hpp"
+#include "api/src/plan_handle.hpp"
 
 using weft::Status;
 using weft::api::Guard;
@@ -37,7 +38,9 @@ weft_status_t weft_context_destroy(weft_context_t* ctx) {
   return Guard(__func__, [&] {
     std::unique_ptr<weft_context> owned(ctx);
     if (!owned) return Status::Ok();
-    return owned->impl->Leave();
+    Status left = owned->impl->Leave();
+    weft::api::ForgetCachedPlans(owned.get());
+    return left;
   });
 }
 

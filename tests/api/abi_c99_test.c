@@ -316,6 +316,44 @@ static void check_work_and_mesh(weft_context_t* ctx) {
   CHECK_OK(weft_mesh_destroy(mesh));
 }
 
+/* Redistribute on a one-rank mesh: [S0] -> [R] of 2x2 float32 is a copy (SPEC §3); the
+ * plan reports its numbers and describes itself, and the one-shot call gives the same. */
+static void check_redistribute(weft_context_t* ctx) {
+  float x[4] = {1, 2, 3, 4}, y[4];
+  int64_t shape[2] = {2, 2};
+  const int64_t one[1] = {1};
+  const weft_placement_t s0 = WEFT_PLACEMENT_SHARD(0), r = WEFT_PLACEMENT_REPLICATE;
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  DLTensor tx = vector_of(x, shape), ty = vector_of(y, shape);
+  weft_mesh_t* mesh = NULL;
+  weft_layout_t *src = NULL, *dst = NULL;
+  weft_plan_t* plan = NULL;
+  weft_plan_options_t popts = WEFT_PLAN_OPTIONS_INIT;
+  weft_plan_stats_t stats = WEFT_PLAN_STATS_INIT;
+  size_t needed = 0;
+  char text[512];
+  tx.ndim = ty.ndim = 2;
+  CHECK(popts.struct_size == sizeof(weft_plan_options_t) && popts.rank == -1);
+  CHECK_OK(weft_mesh_create(ctx, 1, one, NULL, &mesh));
+  CHECK_OK(weft_layout_create(mesh, 2, shape, f32, &s0, &src));
+  CHECK_OK(weft_layout_create(mesh, 2, shape, f32, &r, &dst));
+  CHECK_OK(weft_redistribute_plan_create(src, dst, &popts, &plan));
+  CHECK_OK(weft_plan_stats(plan, &stats));
+  CHECK(stats.steps == 0 && stats.send_bytes == 0 && stats.recv_bytes == 0);
+  CHECK_OK(weft_plan_describe(plan, text, sizeof(text), &needed));
+  CHECK(needed > 1 && needed == strlen(text) + 1);
+  clear(y);
+  CHECK_OK(weft_plan_execute(plan, &tx, &ty, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  clear(y);
+  CHECK_OK(weft_redistribute(src, &tx, dst, &ty, NULL, NULL, NULL));
+  CHECK(equals_x(y));
+  CHECK_OK(weft_plan_destroy(plan));
+  CHECK_OK(weft_layout_destroy(src));
+  CHECK_OK(weft_layout_destroy(dst));
+  CHECK_OK(weft_mesh_destroy(mesh));
+}
+
 /* After an abort every call fails with WEFT_ERR_ABORTED and the context reports it. */
 static void check_abort(weft_context_t* ctx) {
   weft_status_t sticky = WEFT_OK;
@@ -339,6 +377,7 @@ static void check_runtime(void) {
   check_context_queries(ctx);
   check_collectives(ctx);
   check_work_and_mesh(ctx);
+  check_redistribute(ctx);
   check_abort(ctx);
   CHECK_OK(weft_context_destroy(ctx));
 }

@@ -10,5 +10,6 @@
 #include "weft/context.h"
 #include "weft/work.h"
 #include "weft/collectives.h"
+#include "weft/redistribute.h"
 
 #endif /* WEFT_WEFT_H_ */

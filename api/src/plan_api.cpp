@@ -1,0 +1,104 @@
+// extern "C" layer for plans: create, describe, stats, destroy (execution: redistribute_api.cpp).
+#include <memory>
+#include <string>
+
+#include "api/src/context_link.hpp"
+#include "api/src/guard.hpp"
+#include "api/src/handles.hpp"
+#include "api/src/plan_handle.hpp"
+#include "placement/planner/localize.hpp"
+#include "placement/planner/search.hpp"
+
+using weft::InvalidArgument;
+using weft::Status;
+using weft::api::Guard;
+namespace executor = weft::placement::executor;
+namespace planner = weft::placement::planner;
+
+namespace weft::api {
+
+PlanRunner NewRunner(std::shared_ptr<const executor::Executor> exec) {
+  PlanRunner r;
+  r.shared = std::make_shared<PlanShared>();
+  r.shared->exec = std::move(exec);
+  r.ws = std::make_shared<executor::Workspace>();
+  r.busy = std::make_shared<std::atomic<bool>>(false);
+  return r;
+}
+
+}  // namespace weft::api
+
+namespace {
+
+weft::Result<int32_t> PlanRank(const weft_layout_t* src, const weft_plan_options_t* opts) {
+  int32_t rank = -1;
+  if (opts) {
+    WEFT_RETURN_IF_ERROR(
+        weft::api::CheckStructSize(opts, sizeof(*opts), sizeof(weft_plan_options_t), "opts"));
+    if (opts->reserved != 0)
+      return InvalidArgument("opts->reserved is " + std::to_string(opts->reserved) +
+                             " but must be 0");
+    rank = opts->rank;
+  }
+  if (rank < -1) return InvalidArgument("opts->rank is " + std::to_string(rank));
+  if (rank >= 0) return rank;
+  const void* ctx = src->layout->mesh().context();
+  if (ctx == nullptr)
+    return InvalidArgument(
+        "opts->rank is -1 but src is on an abstract mesh: pass the rank to plan for");
+  return weft::api::ContextRank(static_cast<const weft_context_t*>(ctx));
+}
+
+Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
+                  const weft_plan_options_t* opts, weft_plan_t** plan) {
+  WEFT_REQUIRE(plan);
+  WEFT_REQUIRE(src);
+  WEFT_REQUIRE(dst);
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, PlanRank(src, opts));
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src->layout, dst->layout));
+  WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(p), rank));
+  *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(exec))}).release();
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+weft_status_t weft_redistribute_plan_create(const weft_layout_t* src, const weft_layout_t* dst,
+                                            const weft_plan_options_t* opts, weft_plan_t** plan) {
+  return Guard(__func__, [&] { return CreatePlan(src, dst, opts, plan); });
+}
+
+weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len, size_t* needed) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(plan);
+    const executor::Executor& e = *plan->runner.shared->exec;
+    return weft::api::WriteText(planner::Describe(e.plan(), e.rank()), buf, len, needed);
+  });
+}
+
+weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats) {
+  return Guard(__func__, [&]() -> Status {
+    WEFT_REQUIRE(plan);
+    WEFT_REQUIRE(stats);
+    WEFT_RETURN_IF_ERROR(
+        weft::api::CheckStructSize(stats, sizeof(*stats), sizeof(weft_plan_stats_t), "stats"));
+    const executor::Executor& e = *plan->runner.shared->exec;
+    WEFT_ASSIGN_OR_RETURN(planner::RankStats s, planner::Stats(e.plan(), e.rank()));
+    stats->steps = s.steps;
+    stats->send_bytes = s.send_bytes;
+    stats->recv_bytes = s.recv_bytes;
+    stats->extra_bytes = e.extra_bytes();
+    return Status::Ok();
+  });
+}
+
+weft_status_t weft_plan_destroy(weft_plan_t* plan) {
+  return Guard(__func__, [&] {
+    std::unique_ptr<weft_plan> owned(plan);  // executions in flight hold their own references
+    return Status::Ok();
+  });
+}
+
+}  // extern "C"

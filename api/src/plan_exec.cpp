@@ -1,0 +1,179 @@
+// ExecutePlan: the path from weft_plan_execute / weft_redistribute to the executor.
+#include <algorithm>
+#include <string>
+
+#include "api/src/context.hpp"
+#include "api/src/guard.hpp"
+#include "api/src/plan_handle.hpp"
+
+namespace weft::api {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using placement::executor::TensorView;
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// Checks a DLTensor against this rank's block of `layout` and views it in global coordinates.
+// Inputs may repeat elements (zero strides); outputs may not (SPEC §6.2).
+Result<TensorView> CheckLocal(const DLTensor* t, const std::string& n,
+                              const placement::Layout& layout, int32_t rank, bool output) {
+  if (!t) return InvalidArgument(n + " is NULL");
+  const DType dt{t->dtype.code, t->dtype.bits, t->dtype.lanes};
+  if (!(dt == layout.dtype()))
+    return InvalidArgument(n + "->dtype is " + DTypeName(dt) + " but the layout's is " +
+                           DTypeName(layout.dtype()));
+  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
+    return InvalidArgument(n + "->device.device_type is " + Str(t->device.device_type) +
+                           ": redistribute moves CPU and CUDA host memory");
+  TensorView v;
+  v.item = ItemSize(dt);
+  v.block.ndim = layout.ndim();
+  layout.LocalBlock(rank, v.block.shape.data(), v.block.offset.data());
+  if (t->ndim != layout.ndim())
+    return InvalidArgument(n + "->ndim is " + Str(t->ndim) + " but the layout has " +
+                           Str(layout.ndim()) + " dims");
+  if (t->ndim > 0 && !t->shape) return InvalidArgument(n + "->shape is NULL");
+  for (int32_t d = 0; d < t->ndim; ++d)
+    if (t->shape[d] != v.block.shape[d])
+      return InvalidArgument(n + "->shape[" + Str(d) + "] is " + Str(t->shape[d]) + " but rank " +
+                             Str(rank) + "'s local block has " + Str(v.block.shape[d]));
+  int64_t compact = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    v.strides[d] = t->strides ? t->strides[d] : compact;
+    compact *= t->shape[d];
+  }
+  const int64_t numel = compact;
+  if (!t->data && numel > 0) return InvalidArgument(n + "->data is NULL");
+  if (numel > 0) {
+    // Dims that span more than one element, by stride: each must step past all the inner ones.
+    std::vector<int32_t> dims;
+    for (int32_t d = 0; d < t->ndim; ++d) {
+      if (t->shape[d] <= 1) continue;
+      if (v.strides[d] < 0)
+        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
+                               " but must be >= 0");
+      dims.push_back(d);
+    }
+    std::sort(dims.begin(), dims.end(),
+              [&](int32_t a, int32_t b) { return v.strides[a] < v.strides[b]; });
+    int64_t span = 1;  // elements covered by the dims so far
+    for (int32_t d : dims) {
+      if (output && v.strides[d] < span)
+        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
+                               ": the output's elements overlap (it needs at least " + Str(span) +
+                               ")");
+      span = std::max(span, v.strides[d] * (t->shape[d] - 1) + span);
+    }
+  }
+  v.data = numel > 0 ? static_cast<char*>(t->data) + t->byte_offset : nullptr;
+  return v;
+}
+
+// Bytes [lo, hi) a view can touch.
+std::pair<const char*, const char*> Extent(const TensorView& v) {
+  if (!v.data || v.block.Empty()) return {nullptr, nullptr};
+  int64_t last = 0;
+  for (int32_t d = 0; d < v.block.ndim; ++d) last += v.strides[d] * (v.block.shape[d] - 1);
+  return {v.data, v.data + (last + 1) * v.item};
+}
+
+Result<Clock::time_point> Deadline(const Context& ctx, const weft_call_options_t* opts) {
+  int64_t ms = 0;
+  if (opts) {
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_call_options_t), "opts"));
+    ms = opts->timeout_ms;
+  }
+  if (ms == 0) ms = ctx.timeout_ms();
+  if (ms < 0) return Clock::time_point::max();
+  return Clock::now() + std::chrono::milliseconds(ms);
+}
+
+Result<std::pair<TensorView, TensorView>> CheckBuffers(const placement::executor::Executor& e,
+                                                       const DLTensor* in, DLTensor* out) {
+  WEFT_ASSIGN_OR_RETURN(TensorView vi, CheckLocal(in, "in", *e.plan().src, e.rank(), false));
+  WEFT_ASSIGN_OR_RETURN(TensorView vo, CheckLocal(out, "out", *e.plan().dst, e.rank(), true));
+  if (in->device.device_type != out->device.device_type ||
+      in->device.device_id != out->device.device_id)
+    return InvalidArgument("in and out are on different devices");
+  const auto a = Extent(vi), b = Extent(vo);
+  if (a.first && b.first && a.first < b.second && b.first < a.second)
+    return InvalidArgument("in and out overlap (redistribute has no in-place form)");
+  return std::make_pair(vi, vo);
+}
+
+// Clears the plan's in-flight flag when the execution ends, or when its operation is dropped
+// without running (a context that failed first).
+class BusyFlag {
+ public:
+  explicit BusyFlag(std::shared_ptr<std::atomic<bool>> busy) : busy_(std::move(busy)) {}
+  ~BusyFlag() { Release(); }
+  BusyFlag(const BusyFlag&) = delete;
+  BusyFlag& operator=(const BusyFlag&) = delete;
+  void Release() {
+    if (busy_ && !released_.exchange(true)) busy_->store(false);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> busy_;
+  std::atomic<bool> released_{false};
+};
+
+}  // namespace
+
+Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* stream,
+                   const weft_call_options_t* opts, weft_work_t** work, bool borrow) {
+  const auto& exec = runner.shared->exec;
+  const void* owner = exec->plan().src->mesh().context();
+  if (!owner)
+    return InvalidUsage("the plan is on an abstract mesh: it can be described, not executed");
+  auto* ctx = static_cast<weft_context_t*>(const_cast<void*>(owner));
+  Context& c = *ctx->impl;
+  if (exec->rank() != c.rank())
+    return InvalidUsage("the plan was made for rank " + Str(exec->rank()) + " but this is rank " +
+                        Str(c.rank()));
+  WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, Deadline(c, opts));
+  if (!exec->in_mesh()) {  // nothing to send or receive
+    if (work) {
+      auto state = std::make_shared<WorkState>();
+      state->Complete(Status::Ok());
+      *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
+    }
+    return Status::Ok();
+  }
+  auto views = CheckBuffers(*exec, in, out);
+  if (views.ok() && stream) views = InvalidArgument("stream must be NULL for host buffers");
+  if (!views.ok()) {
+    c.PublishLocalFailure(views.status().message());
+    return views.status();
+  }
+  if (runner.busy && runner.busy->exchange(true)) {
+    if (!borrow) return InvalidUsage("the plan already has an execution in flight (one at a time)");
+    runner.ws = std::make_shared<placement::executor::Workspace>();
+    runner.busy = nullptr;
+  }
+  auto busy = std::make_shared<BusyFlag>(runner.busy);
+  if (runner.shared->poisoned)
+    return InvalidUsage("the ranks of the mesh built different redistribute plans");
+  // Decided at issue time, so every rank (issuing in the same order) agrees who checks.
+  const bool check = !runner.shared->checked.exchange(true);
+  const backends::OpArgs args{in->device, stream, deadline};
+  auto op = [&c, runner, busy, check, args, vi = views->first, vo = views->second]() -> Status {
+    placement::executor::GroupFn groups = [&c, &args](const std::vector<int32_t>& ranks) {
+      return c.Group(ranks, args.deadline);
+    };
+    Status s;
+    if (check) {
+      s = runner.shared->exec->CheckSamePlan(groups, args);
+      if (s.code() == Code::kInvalidUsage) runner.shared->poisoned = true;
+    }
+    if (s.ok()) s = runner.shared->exec->Run(&vi, &vo, *runner.ws, groups, args);
+    busy->Release();
+    return s;
+  };
+  WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(op), work != nullptr));
+  if (work) *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
+  return Status::Ok();
+}
+
+}  // namespace weft::api

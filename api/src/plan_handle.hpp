@@ -1,0 +1,44 @@
+// What a weft_plan_t holds, and the execution path weft_plan_execute and weft_redistribute
+// share: per-rank buffer checks (published to the peers on rejection, SPEC §6.4), the
+// first-execution plan check, and the run through the context's ordered executor.
+#pragma once
+
+#include <atomic>
+#include <memory>
+
+#include "placement/executor/executor.hpp"
+#include "weft/redistribute.h"
+
+namespace weft::api {
+
+// Shared by a plan handle and the executions it has in flight (and, in weft_redistribute's
+// cache, by executions that borrow a workspace of their own).
+struct PlanShared {
+  std::shared_ptr<const placement::executor::Executor> exec;
+  std::atomic<bool> checked{false};   // a first execution has been issued (it runs the check)
+  std::atomic<bool> poisoned{false};  // that check found ranks with different plans
+};
+
+struct PlanRunner {
+  std::shared_ptr<PlanShared> shared;
+  std::shared_ptr<placement::executor::Workspace> ws;
+  std::shared_ptr<std::atomic<bool>> busy;  // one execution in flight (SPEC §6.3)
+};
+
+PlanRunner NewRunner(std::shared_ptr<const placement::executor::Executor> exec);
+
+// `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
+// (weft_redistribute's shared cached plans).
+Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* stream,
+                   const weft_call_options_t* opts, weft_work_t** work, bool borrow);
+
+// Drops weft_redistribute's cached plans of a context (weft_context_destroy, after its pending
+// work has drained), so their buffers go with it and a later context at the same address
+// starts with an empty cache.
+void ForgetCachedPlans(const void* ctx);
+
+}  // namespace weft::api
+
+struct weft_plan {
+  weft::api::PlanRunner runner;
+};

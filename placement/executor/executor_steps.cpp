@@ -1,0 +1,272 @@
+// One plan step on one rank. Each side of a collective (what this rank sends, what it
+// receives) is either direct — every piece is a contiguous run of the buffer, addressed by a
+// displacement from the lowest one — or staged: packed into (unpacked from) the workspace.
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/reduce/reduce.hpp"
+#include "placement/executor/executor.hpp"
+
+namespace weft::placement::executor {
+namespace {
+
+using backends::Communicator;
+using backends::OpArgs;
+using planner::RankStep;
+using planner::Step;
+using planner::StepKind;
+
+// Collectives take a pointer even for zero elements; some transports reject NULL there.
+char* NonNull(char* p) {
+  static char dummy[16];
+  return p ? p : dummy;
+}
+
+// Element offset of global index `g` from v.data.
+int64_t Offset(const TensorView& v, const int64_t* g) {
+  int64_t e = 0;
+  for (int32_t d = 0; d < v.block.ndim; ++d) e += (g[d] - v.block.offset[d]) * v.strides[d];
+  return e;
+}
+
+// How one side of a v-collective addresses its pieces (one box per member, empty: none).
+struct Side {
+  bool direct = true;
+  int64_t base = 0;  // direct: element offset in the view that displacements count from
+  std::vector<uint64_t> counts, displs;
+  int64_t staged = 0;  // staged: elements in the workspace buffer
+};
+
+Side PlanSide(const std::vector<Box>& boxes, const TensorView& v) {
+  const size_t n = boxes.size();
+  Side s;
+  s.counts.assign(n, 0);
+  s.displs.assign(n, 0);
+  for (const Box& b : boxes)
+    if (!b.Empty() && !IsContiguous(v, b)) s.direct = false;
+  if (s.direct) {
+    bool any = false;
+    for (const Box& b : boxes) {
+      if (b.Empty()) continue;
+      const int64_t off = Offset(v, b.offset.data());
+      s.base = any ? std::min(s.base, off) : off;
+      any = true;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      if (boxes[k].Empty()) continue;
+      s.counts[k] = static_cast<uint64_t>(boxes[k].Volume());
+      s.displs[k] = static_cast<uint64_t>(Offset(v, boxes[k].offset.data()) - s.base);
+    }
+    return s;
+  }
+  // Packed in member order; a box equal to the previous one (an all-gather sends one block to
+  // everyone) is packed once.
+  const Box* prev = nullptr;
+  for (size_t k = 0; k < n; ++k) {
+    if (boxes[k].Empty()) continue;
+    s.counts[k] = static_cast<uint64_t>(boxes[k].Volume());
+    if (prev && *prev == boxes[k]) {
+      s.displs[k] = static_cast<uint64_t>(s.staged - boxes[k].Volume());
+      continue;
+    }
+    s.displs[k] = static_cast<uint64_t>(s.staged);
+    s.staged += boxes[k].Volume();
+    prev = &boxes[k];
+  }
+  return s;
+}
+
+std::vector<Box> ByMember(const std::vector<planner::Transfer>& list, size_t n, int32_t ndim) {
+  std::vector<Box> boxes(n);
+  for (Box& b : boxes) b.ndim = ndim;
+  for (const auto& t : list) boxes[static_cast<size_t>(t.member)] = t.box;
+  return boxes;
+}
+
+char* Grow(std::vector<char>& buf, int64_t bytes) {
+  if (static_cast<int64_t>(buf.size()) < bytes) buf.resize(static_cast<size_t>(bytes));
+  return buf.data();
+}
+
+// Pointer to the base of a side: the view's own memory (direct) or the staging buffer.
+char* SideBase(const Side& s, const TensorView& v, std::vector<char>& stage) {
+  if (s.direct) return NonNull(v.data ? v.data + s.base * v.item : nullptr);
+  return NonNull(Grow(stage, s.staged * v.item));
+}
+
+void PackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& v, char* base) {
+  if (s.direct) return;
+  for (size_t k = 0; k < boxes.size(); ++k)
+    if (!boxes[k].Empty()) Pack(v, boxes[k], base + s.displs[k] * v.item);
+}
+
+void UnpackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& v,
+                const char* base) {
+  if (s.direct) return;
+  for (size_t k = 0; k < boxes.size(); ++k)
+    if (!boxes[k].Empty()) Unpack(base + s.displs[k] * v.item, v, boxes[k]);
+}
+
+// The sides of a data-movement step. For an all-gather the receive side includes this rank's
+// own block (the collective places it), so that the gather can land straight in `to`.
+struct MovementSides {
+  std::vector<Box> send_boxes, recv_boxes;
+  Side send, recv;
+  bool gather = false;     // run as allgatherv
+  bool own_direct = true;  // allgatherv: this rank's block is sent from `from` in place
+};
+
+MovementSides PlanMovement(const Step& step, const RankStep& rs, const TensorView& from,
+                           const TensorView& to) {
+  MovementSides m;
+  const size_t n = rs.group.size();
+  const auto self = static_cast<size_t>(rs.self_index);
+  m.send_boxes = ByMember(rs.sends, n, rs.from_block.ndim);
+  m.recv_boxes = ByMember(rs.recvs, n, rs.to_block.ndim);
+  if (step.kind == StepKind::kAllGather) {
+    // Always an allgatherv, whatever the buffers: the collective must not depend on one
+    // rank's strides. This rank's own block travels with the others (the collective places
+    // it), so a contiguous `to` receives everything in place.
+    if (rs.keep) m.recv_boxes[self] = *rs.keep;
+    m.gather = true;
+    m.recv = PlanSide(m.recv_boxes, to);
+    m.own_direct = !rs.keep || IsContiguous(from, *rs.keep);
+    return m;
+  }
+  m.send = PlanSide(m.send_boxes, from);
+  m.recv = PlanSide(m.recv_boxes, to);
+  return m;
+}
+
+Status Movement(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
+                Workspace& ws, Communicator& comm, const OpArgs& args) {
+  const DType t = step.from->dtype();
+  MovementSides m = PlanMovement(step, rs, from, to);
+  char* recv = SideBase(m.recv, to, ws.recv);
+  if (m.gather) {
+    const int64_t mine = rs.keep ? rs.keep->Volume() : 0;
+    const char* send = NonNull(rs.keep ? from.At(rs.keep->offset.data()) : nullptr);
+    if (!m.own_direct) {
+      char* packed = Grow(ws.send, mine * from.item);
+      Pack(from, *rs.keep, packed);
+      send = packed;
+    }
+    WEFT_RETURN_IF_ERROR(comm.Allgatherv(send, static_cast<uint64_t>(mine), recv, m.recv.counts,
+                                         m.recv.displs, t, args));
+    UnpackSide(m.recv, m.recv_boxes, to, recv);
+    return Status::Ok();
+  }
+  char* send = SideBase(m.send, from, ws.send);
+  PackSide(m.send, m.send_boxes, from, send);
+  if (rs.keep) CopyBox(from, to, *rs.keep);
+  WEFT_RETURN_IF_ERROR(comm.Alltoallv(send, m.send.counts, m.send.displs, recv, m.recv.counts,
+                                      m.recv.displs, t, args));
+  UnpackSide(m.recv, m.recv_boxes, to, recv);
+  return Status::Ok();
+}
+
+// Reduce-scatter: the send side is from_block cut into the members' new blocks, in member
+// order; direct when those lie back to back in `from`.
+Side PlanScatterSend(const RankStep& rs, const TensorView& from, std::vector<Box>* pieces) {
+  const size_t n = rs.group.size();
+  *pieces = ByMember(rs.sends, n, rs.from_block.ndim);
+  (*pieces)[static_cast<size_t>(rs.self_index)] = rs.to_block;
+  Side s;
+  s.counts.assign(n, 0);
+  s.displs.assign(n, 0);
+  bool direct = IsContiguous(from, rs.from_block);
+  int64_t at = direct ? Offset(from, rs.from_block.offset.data()) : 0;
+  s.base = at;
+  for (size_t k = 0; k < n; ++k) {
+    const Box& b = (*pieces)[k];
+    if (b.Empty()) continue;
+    s.counts[k] = static_cast<uint64_t>(b.Volume());
+    s.displs[k] = static_cast<uint64_t>(s.staged);
+    if (direct && (!IsContiguous(from, b) || Offset(from, b.offset.data()) != at)) direct = false;
+    at += b.Volume();
+    s.staged += b.Volume();
+  }
+  s.direct = direct;
+  if (direct) s.staged = 0;
+  return s;
+}
+
+Status Reduction(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
+                 Workspace& ws, Communicator& comm, const OpArgs& args) {
+  const DType t = step.from->dtype();
+  const int64_t item = from.item;
+  // Every member of a Partial group holds the same block: all skip an empty one together.
+  if (rs.from_block.Empty()) return Status::Ok();
+  const bool recv_direct = rs.to_block.Empty() || IsContiguous(to, rs.to_block);
+  char* recv = recv_direct
+                   ? NonNull(rs.to_block.Empty() ? nullptr : to.At(rs.to_block.offset.data()))
+                   : Grow(ws.recv, rs.to_block.Volume() * item);
+  if (step.kind == StepKind::kAllReduce) {
+    const bool send_direct = IsContiguous(from, rs.from_block);
+    char* send = send_direct ? from.At(rs.from_block.offset.data())
+                             : Grow(ws.send, rs.from_block.Volume() * item);
+    if (!send_direct) Pack(from, rs.from_block, send);
+    WEFT_RETURN_IF_ERROR(
+        comm.Allreduce(send, recv, static_cast<uint64_t>(rs.to_block.Volume()), t, step.op, args));
+  } else {
+    std::vector<Box> pieces;
+    const Side s = PlanScatterSend(rs, from, &pieces);
+    char* send = s.direct ? from.At(rs.from_block.offset.data()) : Grow(ws.send, s.staged * item);
+    if (!s.direct)
+      for (size_t k = 0; k < pieces.size(); ++k)
+        if (!pieces[k].Empty()) Pack(from, pieces[k], send + s.displs[k] * item);
+    WEFT_RETURN_IF_ERROR(comm.ReduceScatterv(send, recv, s.counts, t, step.op, args));
+  }
+  if (!recv_direct) Unpack(recv, to, rs.to_block);
+  return Status::Ok();
+}
+
+Status Local(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to) {
+  if (step.conjugate && !rs.to_block.Empty()) {
+    // SPEC §2.4: the op's identity wherever this rank does not keep the value.
+    char identity[16];
+    WEFT_RETURN_IF_ERROR(backends::FillIdentity(step.from->dtype(), step.op, identity, 1));
+    FillBox(to, rs.to_block, identity);
+  }
+  if (rs.keep) CopyBox(from, to, *rs.keep);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RunStep(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
+               Workspace& ws, Communicator* comm, const OpArgs& args) {
+  if (step.kind == StepKind::kLocal) return Local(step, rs, from, to);
+  if (!comm) return Internal("redistribute: a communicating step has no communicator");
+  if (step.kind == StepKind::kAllReduce || step.kind == StepKind::kReduceScatter)
+    return Reduction(step, rs, from, to, ws, *comm, args);
+  return Movement(step, rs, from, to, ws, *comm, args);
+}
+
+int64_t StagedBytes(const Step& step, const RankStep& rs, const TensorView& from,
+                    const TensorView& to) {
+  const int64_t item = from.item;
+  switch (step.kind) {
+    case StepKind::kLocal:
+      return 0;
+    case StepKind::kAllReduce:
+    case StepKind::kReduceScatter: {
+      int64_t bytes = 0;
+      if (!IsContiguous(to, rs.to_block)) bytes += rs.to_block.Volume() * item;
+      std::vector<Box> pieces;
+      const bool send_direct = step.kind == StepKind::kAllReduce
+                                   ? IsContiguous(from, rs.from_block)
+                                   : PlanScatterSend(rs, from, &pieces).direct;
+      if (!send_direct) bytes += rs.from_block.Volume() * item;
+      return bytes;
+    }
+    default: {
+      const MovementSides m = PlanMovement(step, rs, from, to);
+      const int64_t own = rs.keep ? rs.keep->Volume() : 0;
+      return (m.gather ? (m.own_direct ? 0 : own) : m.send.staged) * item + m.recv.staged * item;
+    }
+  }
+}
+
+}  // namespace weft::placement::executor
