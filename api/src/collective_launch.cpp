@@ -31,7 +31,10 @@ Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int3
   return g;
 }
 
-Result<Clock::time_point> ResolveDeadline(const Context& ctx, const weft_call_options_t* opts) {
+}  // namespace
+
+Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx,
+                                                              const weft_call_options_t* opts) {
   int64_t ms = 0;
   if (opts) {
     WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_call_options_t), "opts"));
@@ -41,8 +44,6 @@ Result<Clock::time_point> ResolveDeadline(const Context& ctx, const weft_call_op
   if (ms < 0) return Clock::time_point::max();
   return Clock::now() + std::chrono::milliseconds(ms);
 }
-
-}  // namespace
 
 Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
               const weft_call_options_t* opts, weft_work_t** work, DLDevice device,

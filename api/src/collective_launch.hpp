@@ -11,6 +11,10 @@
 
 namespace weft::api {
 
+// The deadline of a call: opts->timeout_ms, 0 = the context's default, < 0 = none.
+Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx,
+                                                              const weft_call_options_t* opts);
+
 using CommOp = std::function<Status(backends::Communicator&, const backends::OpArgs&)>;
 
 struct GroupInfo {

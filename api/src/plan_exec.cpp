@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <string>
 
+#include "api/src/collective_launch.hpp"
 #include "api/src/context.hpp"
 #include "api/src/guard.hpp"
 #include "api/src/plan_handle.hpp"
@@ -78,17 +79,6 @@ std::pair<const char*, const char*> Extent(const TensorView& v) {
   return {v.data, v.data + (last + 1) * v.item};
 }
 
-Result<Clock::time_point> Deadline(const Context& ctx, const weft_call_options_t* opts) {
-  int64_t ms = 0;
-  if (opts) {
-    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_call_options_t), "opts"));
-    ms = opts->timeout_ms;
-  }
-  if (ms == 0) ms = ctx.timeout_ms();
-  if (ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(ms);
-}
-
 Result<std::pair<TensorView, TensorView>> CheckBuffers(const placement::executor::Executor& e,
                                                        const DLTensor* in, DLTensor* out) {
   WEFT_ASSIGN_OR_RETURN(TensorView vi, CheckLocal(in, "in", *e.plan().src, e.rank(), false));
@@ -132,7 +122,7 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
   if (exec->rank() != c.rank())
     return InvalidUsage("the plan was made for rank " + Str(exec->rank()) + " but this is rank " +
                         Str(c.rank()));
-  WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, Deadline(c, opts));
+  WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, ResolveDeadline(c, opts));
   if (!exec->in_mesh()) {  // nothing to send or receive
     if (work) {
       auto state = std::make_shared<WorkState>();
