@@ -1,6 +1,7 @@
 // Fault tests of SPEC §10 and §6.4 through the public C ABI: real worker processes
-// (fault_worker.cpp) on the gloo backend, killed, stopped or misconfigured on purpose. Each
-// case is one launch of a few seconds; the WorkerGroup kills and reaps whatever is left.
+// (fault_worker.cpp) on one backend (WEFT_FAULT_BACKEND, default gloo), killed, stopped or
+// misconfigured on purpose. Each case is one launch of a few seconds; the WorkerGroup kills and
+// reaps whatever is left.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,6 +24,12 @@ constexpr double kNs = 1e-9;
 // 1 MiB of float32 per allreduce.
 constexpr const char* kMiBFloats = "262144";
 
+// The backend under test: ctest registers the cases once per multi-process backend.
+std::string Backend() {
+  const char* b = std::getenv("WEFT_FAULT_BACKEND");
+  return b && *b ? b : "gloo";
+}
+
 // The environment of `ranks.size()` processes claiming ranks[i] of world_sizes[i].
 std::vector<WorkerSpec> Launch(const std::vector<int>& ranks, const std::vector<int>& world_sizes,
                                const std::vector<std::string>& args) {
@@ -35,7 +42,7 @@ std::vector<WorkerSpec> Launch(const std::vector<int>& ranks, const std::vector<
              "WEFT_WORLD_SIZE=" + std::to_string(world_sizes[i]),
              "WEFT_LOCAL_RANK=" + std::to_string(ranks[i]),
              "WEFT_LOCAL_WORLD_SIZE=" + std::to_string(world_sizes[i]),
-             "WEFT_STORE=127.0.0.1:" + std::to_string(port), "WEFT_BACKEND=gloo",
+             "WEFT_STORE=127.0.0.1:" + std::to_string(port), "WEFT_BACKEND=" + Backend(),
              // A broken launch then fails the test in time, and case 5 proves it fails faster.
              "WEFT_CONNECT_TIMEOUT_MS=20000"};
     if (!std::getenv("WEFT_LOG_LEVEL")) s.env.push_back("WEFT_LOG_LEVEL=off");

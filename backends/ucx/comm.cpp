@@ -1,0 +1,114 @@
+#include "backends/ucx/comm.hpp"
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <set>
+#include <string>
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+// Reads a store value of any size (worker addresses are a few hundred bytes).
+weft_status_t StoreGet(const weft_bk_host_api_t* h, const std::string& key, int64_t timeout_ms,
+                       std::vector<char>* value) {
+  value->resize(1024);
+  size_t len = 0;
+  weft_status_t s =
+      h->store_get(h->host_data, key.c_str(), value->data(), value->size(), &len, timeout_ms);
+  if (s == WEFT_ERR_INVALID_ARGUMENT && len > value->size()) {
+    value->resize(len);
+    s = h->store_get(h->host_data, key.c_str(), value->data(), value->size(), &len, timeout_ms);
+  }
+  if (s == WEFT_OK) value->resize(len);
+  return s;
+}
+
+// Member 0 draws the id from a counter every communicator of the context shares; the others
+// read it under the group's prefix. Ids are 1..65535 (0 is the group of one, which never
+// sends to anyone else).
+weft_status_t AgreeOnId(State& st, const std::string& prefix, int32_t my_index, int64_t timeout_ms,
+                        uint16_t* id) {
+  const weft_bk_host_api_t* h = st.host();
+  const std::string key = prefix + "ucx/id";
+  if (my_index == 0) {
+    int64_t next = 0;
+    if (weft_status_t s = h->store_add(h->host_data, "ucx/next-comm-id", 1, &next, timeout_ms))
+      return s;
+    *id = static_cast<uint16_t>((next - 1) % 65535 + 1);
+    const std::string text = std::to_string(*id);
+    return h->store_set(h->host_data, key.c_str(), text.data(), text.size(), timeout_ms);
+  }
+  std::vector<char> value;
+  if (weft_status_t s = StoreGet(h, key, timeout_ms, &value)) return s;
+  value.push_back('\0');
+  const long v = std::strtol(value.data(), nullptr, 10);
+  if (v < 1 || v > 65535) return st.Fail(WEFT_ERR_BACKEND, "comm_create: bad id under " + key);
+  *id = static_cast<uint16_t>(v);
+  return WEFT_OK;
+}
+
+weft_status_t Validate(State& st, const int32_t* ranks, int32_t n, int32_t my_index) {
+  if (ranks == nullptr || n < 1 || n > kMaxMembers)
+    return st.Fail(WEFT_ERR_INVALID_ARGUMENT,
+                   "comm_create: a group has 1.." + std::to_string(kMaxMembers) + " members");
+  if (my_index < 0 || my_index >= n || ranks[my_index] != st.rank())
+    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "comm_create: my_index does not name this rank");
+  std::set<int32_t> seen;
+  for (int32_t i = 0; i < n; ++i) {
+    if (ranks[i] < 0 || ranks[i] >= st.world_size() || !seen.insert(ranks[i]).second)
+      return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "comm_create: member " + std::to_string(i) +
+                                                    " is rank " + std::to_string(ranks[i]) +
+                                                    ", outside the world or repeated");
+  }
+  return WEFT_OK;
+}
+
+}  // namespace
+
+weft_status_t CreateComm(State& st, const int32_t* ranks, int32_t n, int32_t my_index,
+                         const char* prefix_c, int64_t timeout_ms, Comm** out) {
+  if (weft_status_t s = Validate(st, ranks, n, my_index)) return s;
+  {
+    std::lock_guard<std::mutex> lock(st.mu());
+    std::string why;
+    if (weft_status_t a = st.Aborted(&why)) return st.Fail(a, "comm_create: " + why);
+  }
+  auto comm = std::unique_ptr<weft_bk_comm>(new (std::nothrow) weft_bk_comm());
+  if (!comm) return WEFT_ERR_OUT_OF_MEMORY;
+  comm->state = &st;
+  comm->index = my_index;
+  comm->ranks.assign(ranks, ranks + n);
+
+  const weft_bk_host_api_t* h = st.host();
+  const std::string prefix = prefix_c != nullptr ? prefix_c : "";
+  if (n > 1) {
+    if (weft_status_t s = AgreeOnId(st, prefix, my_index, timeout_ms, &comm->id)) return s;
+    // Every member publishes its worker address; endpoints are per world rank and shared by
+    // every communicator that has the peer, so only the missing ones are read.
+    const std::string mine = prefix + "ucx/addr/" + std::to_string(my_index);
+    if (weft_status_t s = h->store_set(h->host_data, mine.c_str(), st.address().data(),
+                                       st.address().size(), timeout_ms))
+      return s;
+  }
+  for (int32_t i = 0; i < n; ++i) {
+    {
+      std::lock_guard<std::mutex> lock(st.mu());
+      if (st.Connected(ranks[i])) continue;
+      if (i == my_index) {  // messages to oneself go through UCX's loopback transport
+        if (weft_status_t s = st.Connect(ranks[i], st.address())) return s;
+        continue;
+      }
+    }
+    std::vector<char> address;
+    const std::string key = prefix + "ucx/addr/" + std::to_string(i);
+    if (weft_status_t s = StoreGet(h, key, timeout_ms, &address)) return s;
+    std::lock_guard<std::mutex> lock(st.mu());
+    if (weft_status_t s = st.Connect(ranks[i], address)) return s;
+  }
+  *out = comm.release();
+  return WEFT_OK;
+}
+
+}  // namespace weft::backends::ucx_plugin

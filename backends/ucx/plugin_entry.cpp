@@ -1,0 +1,140 @@
+// The entry point and the function table of libweft-backend-ucx.so.
+//
+// Capabilities (phase 1):
+//   ASYNC: send/recv are UCP tag operations; a request progresses whenever any thread tests
+//       or waits on any request of the context (the host always waits on what it posts).
+//   Every collective pointer is NULL and its bit clear: the host composes them from send/recv.
+//   not GROUP: posted send/recv already overlap.
+//   not DEVICE_CUDA: buffers must be kDLCPU or kDLCUDAHost (else WEFT_ERR_UNSUPPORTED).
+//
+// Every function is noexcept: an exception (an allocation in a message) becomes a status.
+#include <new>
+
+#include <weft/backend_plugin.h>
+
+#include "backends/ucx/comm.hpp"
+#include "backends/ucx/p2p.hpp"
+#include "backends/ucx/state.hpp"
+#include "backends/ucx/wait.hpp"
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+template <typename F>
+weft_status_t Guard(F&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return WEFT_ERR_OUT_OF_MEMORY;
+  } catch (...) {
+    return WEFT_ERR_INTERNAL;
+  }
+}
+
+State& StateOf(void* state) { return *static_cast<State*>(state); }
+
+weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args,
+                   void** state) noexcept {
+  return Guard([&]() -> weft_status_t {
+    std::unique_ptr<State> s;
+    if (weft_status_t st = State::Create(host, args, &s)) return st;
+    *state = s.release();
+    return WEFT_OK;
+  });
+}
+
+void Finalize(void* state) noexcept { delete static_cast<State*>(state); }
+
+void Abort(void* state, weft_status_t status, int32_t failed_rank, const char* reason) noexcept {
+  try {
+    StateOf(state).Abort(status, failed_rank, reason ? reason : "aborted");
+  } catch (...) {  // nothing to report to
+  }
+}
+
+weft_status_t AsyncError(void* state, int32_t* failed_rank) noexcept {
+  return StateOf(state).AsyncError(failed_rank);
+}
+
+weft_status_t CommCreateEntry(void* state, const int32_t* ranks, int32_t n, int32_t my_index,
+                              const char* prefix, int64_t timeout_ms,
+                              weft_bk_comm_t** comm) noexcept {
+  return Guard([&]() -> weft_status_t {
+    Comm* c = nullptr;
+    if (weft_status_t s = CreateComm(StateOf(state), ranks, n, my_index, prefix, timeout_ms, &c))
+      return s;
+    *comm = static_cast<weft_bk_comm*>(c);
+    return WEFT_OK;
+  });
+}
+
+void CommDestroy(weft_bk_comm_t* comm) noexcept { delete comm; }
+
+weft_status_t SendEntry(weft_bk_comm_t* comm, const void* buf, uint64_t count, DLDataType dtype,
+                        int32_t peer, int64_t tag, const weft_bk_op_t* args,
+                        weft_bk_request_t** req) noexcept {
+  return Guard([&] { return Send(*comm, buf, count, dtype, peer, tag, args, req); });
+}
+
+weft_status_t RecvEntry(weft_bk_comm_t* comm, void* buf, uint64_t count, DLDataType dtype,
+                        int32_t peer, int64_t tag, const weft_bk_op_t* args,
+                        weft_bk_request_t** req) noexcept {
+  return Guard([&] { return Recv(*comm, buf, count, dtype, peer, tag, args, req); });
+}
+
+weft_status_t TestEntry(weft_bk_request_t* req, int32_t* done) noexcept {
+  return Guard([&] { return TestRequest(req, done); });
+}
+
+weft_status_t WaitEntry(weft_bk_request_t* req, int64_t timeout_ms) noexcept {
+  return Guard([&] { return WaitRequest(req, timeout_ms); });
+}
+
+weft_status_t CancelEntry(weft_bk_request_t* req) noexcept {
+  return Guard([&] { return CancelRequest(req); });
+}
+
+void FreeEntry(weft_bk_request_t* req) noexcept {
+  try {
+    FreeRequest(req);
+  } catch (...) {
+  }
+}
+
+const weft_backend_plugin_t kPlugin = {
+    sizeof(weft_backend_plugin_t),
+    WEFT_BACKEND_PLUGIN_ABI_VERSION,
+    "ucx",
+    WEFT_BK_CAP_ASYNC,
+    Init,
+    Finalize,
+    Abort,
+    AsyncError,
+    CommCreateEntry,
+    CommDestroy,
+    nullptr,  // allreduce
+    nullptr,  // allgather
+    nullptr,  // allgatherv
+    nullptr,  // reduce_scatter
+    nullptr,  // reduce_scatterv
+    nullptr,  // alltoall
+    nullptr,  // alltoallv
+    nullptr,  // broadcast
+    nullptr,  // barrier
+    SendEntry,
+    RecvEntry,
+    nullptr,  // group_start
+    nullptr,  // group_end
+    TestEntry,
+    WaitEntry,
+    CancelEntry,
+    FreeEntry,
+};
+
+}  // namespace
+}  // namespace weft::backends::ucx_plugin
+
+extern "C" __attribute__((visibility("default"))) const weft_backend_plugin_t*
+weft_backend_plugin_v1(void) {
+  return &weft::backends::ucx_plugin::kPlugin;
+}

@@ -1,0 +1,289 @@
+#include "backends/ucx/state.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+#include "backends/ucx/config.hpp"
+#include "backends/ucx/request.hpp"
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+void OnEndpointError(void* arg, ucp_ep_h, ucs_status_t status) {
+  auto* peer = static_cast<Peer*>(arg);
+  peer->state->OnPeerError(peer, status);
+}
+
+// Waits (progressing the worker) for a close request, bounded by `until`.
+void AwaitClose(ucp_worker_h worker, void* req, Clock::time_point until) {
+  if (req == nullptr) return;
+  if (UCS_PTR_IS_ERR(req)) return;
+  while (ucp_request_check_status(req) == UCS_INPROGRESS && Clock::now() < until) {
+    if (ucp_worker_progress(worker) == 0) usleep(200);  // teardown only: brief, bounded
+  }
+  if (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_request_cancel(worker, req);
+  ucp_request_free(req);
+}
+
+}  // namespace
+
+State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args)
+    : host_(host), args_(args) {}
+
+weft_status_t State::Fail(weft_status_t status, const std::string& message) const {
+  const std::string text = "ucx: " + message;
+  host_->set_error(host_->host_data, text.c_str());
+  return status;
+}
+
+weft_status_t State::Create(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args,
+                            std::unique_ptr<State>* out) {
+  if (host == nullptr || args == nullptr || host->struct_size < sizeof(weft_bk_host_api_t))
+    return WEFT_ERR_INVALID_ARGUMENT;
+  if (args->world_size < 1 || args->world_rank < 0 || args->world_rank >= args->world_size) {
+    host->set_error(host->host_data, "ucx: init: rank outside the world");
+    return WEFT_ERR_INVALID_ARGUMENT;
+  }
+  auto s = std::unique_ptr<State>(new (std::nothrow) State(host, *args));
+  if (!s) return WEFT_ERR_OUT_OF_MEMORY;
+  if (weft_status_t st = s->Open(); st != WEFT_OK) return st;
+  *out = std::move(s);
+  return WEFT_OK;
+}
+
+weft_status_t State::Open() {
+  std::string why;
+  ucp_config_t* config = nullptr;
+  if (ReadConfig(&config, &why) != UCS_OK) return Fail(WEFT_ERR_BACKEND, why);
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 0;
+  ucs_status_t s = ucp_init(&params, config, &context_);
+  ucp_config_release(config);
+  if (s != UCS_OK) return Fail(WEFT_ERR_BACKEND, std::string("ucp_init: ") + ucs_status_string(s));
+
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // serialized by mu_ (see state.hpp)
+  s = ucp_worker_create(context_, &wp, &worker_);
+  if (s != UCS_OK)
+    return Fail(WEFT_ERR_BACKEND, std::string("ucp_worker_create: ") + ucs_status_string(s));
+  s = ucp_worker_get_efd(worker_, &worker_fd_);
+  if (s != UCS_OK)
+    return Fail(WEFT_ERR_BACKEND, std::string("ucp_worker_get_efd: ") + ucs_status_string(s));
+  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) return Fail(WEFT_ERR_SYSTEM, "eventfd failed");
+
+  ucp_address_t* addr = nullptr;
+  size_t len = 0;
+  s = ucp_worker_get_address(worker_, &addr, &len);
+  if (s != UCS_OK)
+    return Fail(WEFT_ERR_BACKEND, std::string("ucp_worker_get_address: ") + ucs_status_string(s));
+  const char* p = reinterpret_cast<const char*>(addr);
+  address_.assign(p, p + len);
+  ucp_worker_release_address(worker_, addr);
+
+  peers_.resize(static_cast<size_t>(args_.world_size));
+  for (int32_t r = 0; r < args_.world_size; ++r) {
+    peers_[r] = std::make_unique<Peer>();
+    peers_[r]->state = this;
+    peers_[r]->rank = r;
+  }
+  return WEFT_OK;
+}
+
+State::~State() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (worker_ != nullptr) {
+    CloseEndpoints();
+    // The host freed every request before finalize; what UCX still owns is a receive nobody
+    // matched or a send it could not withdraw. Cancel them (receives complete at once).
+    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end())) {
+      r->freed = true;
+      ucp_request_cancel(worker_, r->ucx);  // may call back and delete `r`
+    }
+    // After a failure there is nothing to drain (the endpoints were force-closed), and
+    // progressing would only make UCX act on the wireup traffic of dead peers. Only a healthy
+    // worker is drained.
+    if (!aborted_ && first_failure_ == WEFT_OK) {
+      while (ucp_worker_progress(worker_) != 0) {
+      }
+    }
+    // Whatever is left is released by ucp_worker_destroy, which may still call back: keep
+    // the objects alive (not `freed`) until it returned.
+    std::vector<Request*> orphans(owned_.begin(), owned_.end());
+    for (Request* r : orphans) r->freed = false;
+    ucp_worker_destroy(worker_);
+    for (Request* r : orphans) delete static_cast<weft_bk_request*>(r);
+    owned_.clear();
+  }
+  if (context_ != nullptr) ucp_cleanup(context_);
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+void State::CloseEndpoints() {
+  // Healthy peers: flush, so that sends in flight still arrive and nobody sees an error.
+  // Failed peers (or after an abort): force, since a flush would wait for a dead peer.
+  const auto until = Clock::now() + std::chrono::seconds(2);
+  std::vector<void*> closing;
+  for (auto& p : peers_) {
+    if (p->ep == nullptr) continue;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = (p->failed || aborted_) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    void* req = ucp_ep_close_nbx(p->ep, &param);
+    p->ep = nullptr;
+    if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing.push_back(req);
+  }
+  for (void* req : closing) AwaitClose(worker_, req, until);
+}
+
+weft_status_t State::Connect(int32_t rank, const std::vector<char>& address) {
+  Peer& p = *peers_[rank];
+  if (p.ep != nullptr || p.failed) return WEFT_OK;
+  ucp_ep_params_t ep{};
+  ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                  UCP_EP_PARAM_FIELD_ERR_HANDLER;
+  ep.address = reinterpret_cast<const ucp_address_t*>(address.data());
+  ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep.err_handler.cb = &OnEndpointError;
+  ep.err_handler.arg = &p;
+  const ucs_status_t s = ucp_ep_create(worker_, &ep, &p.ep);
+  if (s != UCS_OK) {
+    p.ep = nullptr;
+    return Fail(WEFT_ERR_BACKEND, "connecting to rank " + std::to_string(rank) +
+                                      ": ucp_ep_create: " + ucs_status_string(s));
+  }
+  LogEndpoint(rank);
+  return WEFT_OK;
+}
+
+void State::LogEndpoint(int32_t rank) const {
+  // Which transports carry each lane (posix/sysv/cma on one host, tcp across hosts): at debug
+  // level only (WEFT_LOG_LEVEL=debug), since the text is long.
+  char* text = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&text, &len);
+  if (f == nullptr) return;
+  ucp_ep_print_info(peers_[rank]->ep, f);
+  std::fclose(f);
+  const std::string line = "ucx: rank " + std::to_string(args_.world_rank) + " endpoint to rank " +
+                           std::to_string(rank) + ":\n" + std::string(text, len);
+  std::free(text);
+  host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
+}
+
+bool State::Connected(int32_t rank) const { return peers_[rank]->ep != nullptr; }
+
+weft_status_t State::Aborted(std::string* message) const {
+  if (!aborted_) return WEFT_OK;
+  *message = abort_message_;
+  return abort_status_;
+}
+
+weft_status_t State::Endpoint(int32_t rank, const char* op, ucp_ep_h* ep) {
+  std::string why;
+  if (weft_status_t a = Aborted(&why); a != WEFT_OK) return Fail(a, std::string(op) + ": " + why);
+  const Peer& p = *peers_[rank];
+  if (p.failed)
+    return Fail(WEFT_ERR_PEER_FAILURE, std::string(op) + ": rank " + std::to_string(rank) +
+                                           " failed (UCX: " + ucs_status_string(p.why) + ")");
+  if (p.ep == nullptr)
+    return Fail(WEFT_ERR_INTERNAL,
+                std::string(op) + ": no endpoint to rank " + std::to_string(rank));
+  *ep = p.ep;
+  return WEFT_OK;
+}
+
+void State::Progress() {
+  while (ucp_worker_progress(worker_) != 0) {
+  }
+  if (peer_error_pending_) HandlePeerFailures();
+}
+
+void State::OnPeerError(Peer* peer, ucs_status_t status) {
+  if (peer->failed) return;
+  peer->failed = true;
+  peer->why = status;
+  peer_error_pending_ = true;  // handled after progress returns, outside UCX's callback
+}
+
+void State::FailRequest(Request* r, weft_status_t status, const std::string& message) {
+  r->Cancel(status, message);
+}
+
+void State::HandlePeerFailures() {
+  peer_error_pending_ = false;
+  for (auto& p : peers_) {
+    if (!p->failed || p->failure_handled) continue;
+    p->failure_handled = true;
+    const std::string text =
+        "rank " + std::to_string(p->rank) + " failed (UCX: " + ucs_status_string(p->why) + ")";
+    bool used = false;
+    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end())) {
+      if (r->peer_rank != p->rank || r->done) continue;
+      used = true;
+      FailRequest(r, WEFT_ERR_PEER_FAILURE, r->op + ": " + text);
+    }
+    // A peer that finished and destroyed its worker looks the same as one that died; only a
+    // failure that hit an operation is reported as the context's asynchronous error.
+    if (used) RecordFailure(WEFT_ERR_PEER_FAILURE, p->rank);
+    if (p->ep != nullptr) {
+      ucp_request_param_t param{};
+      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      void* req = ucp_ep_close_nbx(p->ep, &param);
+      p->ep = nullptr;
+      if (req != nullptr && !UCS_PTR_IS_ERR(req)) ucp_request_free(req);
+    }
+  }
+}
+
+void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (aborted_) return;
+    aborted_ = true;
+    abort_status_ = status == WEFT_OK ? WEFT_ERR_ABORTED : status;
+    abort_message_ = reason;
+    if (first_failure_ == WEFT_OK) {
+      first_failure_ = abort_status_;
+      first_failed_rank_ = failed_rank;
+    }
+    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end()))
+      if (!r->done) FailRequest(r, abort_status_, r->op + ": " + reason);
+    // Close every connection (SPEC §10): peers waiting on this rank see its endpoints go and
+    // fail too, instead of waiting for their deadline. Sends still queued complete with errors.
+    for (auto& p : peers_) {
+      if (p->ep == nullptr) continue;
+      ucp_request_param_t param{};
+      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+      param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+      void* req = ucp_ep_close_nbx(p->ep, &param);
+      p->ep = nullptr;
+      if (req != nullptr && !UCS_PTR_IS_ERR(req)) ucp_request_free(req);
+    }
+  }
+  const uint64_t one = 1;
+  (void)!write(wake_fd_, &one, sizeof(one));  // wake a waiter sleeping in poll()
+}
+
+weft_status_t State::AsyncError(int32_t* failed_rank) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_rank != nullptr) *failed_rank = first_failed_rank_;
+  return first_failure_;
+}
+
+void State::RecordFailure(weft_status_t status, int32_t failed_rank) {
+  if (first_failure_ != WEFT_OK) return;
+  first_failure_ = status;
+  first_failed_rank_ = failed_rank;
+}
+
+}  // namespace weft::backends::ucx_plugin

@@ -1,0 +1,119 @@
+// What init() creates: one UCP context and one worker for the Weft context, an endpoint per
+// peer (peer-failure error handling), the abort and failure state, and the set of requests
+// UCX still owns.
+//
+// Threads: every UCX call and every field below is guarded by one mutex, `mu()`, and the
+// worker runs in UCS_THREAD_MODE_SERIALIZED. The host issues ops from its worker thread or the
+// user's thread (serialized by the context's ticket order), while abort() comes from the store's
+// event thread and comm_create from whichever thread first uses a group. One plugin lock gives
+// a single lock order: UCX invokes our callbacks from inside ucp_worker_progress, which we only
+// call with the lock held, so callbacks update plugin state without taking another lock and no
+// UCX-internal lock can ever be held while we wait for ours. A waiter never sleeps holding it:
+// it arms the worker and polls the worker's event fd plus an eventfd abort() writes to.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include <ucp/api/ucp.h>
+
+#include <weft/backend_plugin.h>
+
+namespace weft::backends::ucx_plugin {
+
+using Clock = std::chrono::steady_clock;
+
+struct Request;
+
+// One peer's endpoint. Heap-allocated so its address can be the error callback's argument.
+struct Peer {
+  class State* state = nullptr;
+  int32_t rank = -1;
+  ucp_ep_h ep = nullptr;
+  bool failed = false;           // the endpoint reported an error (set inside progress)
+  bool failure_handled = false;  // its requests were failed and the endpoint force-closed
+  ucs_status_t why = UCS_OK;
+};
+
+class State {
+ public:
+  static weft_status_t Create(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args,
+                              std::unique_ptr<State>* out);
+  State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args);
+  ~State();
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  const weft_bk_host_api_t* host() const { return host_; }
+  int32_t rank() const { return args_.world_rank; }
+  int32_t world_size() const { return args_.world_size; }
+  // Reports `message` through host->set_error (for this thread) and returns `status`.
+  weft_status_t Fail(weft_status_t status, const std::string& message) const;
+
+  std::mutex& mu() { return mu_; }
+  ucp_worker_h worker() const { return worker_; }
+  const std::vector<char>& address() const { return address_; }
+
+  // --- everything below requires mu() ---
+
+  // Creates the endpoint to `rank` from its worker address unless it exists.
+  weft_status_t Connect(int32_t rank, const std::vector<char>& address);
+  bool Connected(int32_t rank) const;
+  // The endpoint for an op with `rank`, or an error (reported) when aborted or the peer failed.
+  weft_status_t Endpoint(int32_t rank, const char* op, ucp_ep_h* ep);
+  // WEFT_OK, or the abort's status with *message set.
+  weft_status_t Aborted(std::string* message) const;
+
+  // Requests UCX still owns (pending or cancelled but not yet called back).
+  void Track(Request* r) { owned_.insert(r); }
+  void Untrack(Request* r) { owned_.erase(r); }
+
+  // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored.
+  void Progress();
+  // Called from the endpoint error callback (inside progress).
+  void OnPeerError(Peer* peer, ucs_status_t status);
+
+  // abort(): any thread. Takes mu() itself.
+  void Abort(weft_status_t status, int32_t failed_rank, const std::string& reason);
+  weft_status_t AsyncError(int32_t* failed_rank);
+  void RecordFailure(weft_status_t status, int32_t failed_rank);
+
+  // Sleeps until the worker has events, abort() signals, or `until`. Called with `lock` held
+  // (it is released while sleeping). Returns after at most a bounded time so keepalive and
+  // deadlines are looked at even when no event arrives.
+  void Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until);
+
+ private:
+  weft_status_t Open();
+  void LogEndpoint(int32_t rank) const;
+  void HandlePeerFailures();
+  void CloseEndpoints();
+  // Ends `r` (if not already ended) with `status`, asking UCX to withdraw it.
+  void FailRequest(Request* r, weft_status_t status, const std::string& message);
+
+  const weft_bk_host_api_t* host_;
+  weft_bk_init_args_t args_;
+
+  std::mutex mu_;
+  ucp_context_h context_ = nullptr;
+  ucp_worker_h worker_ = nullptr;
+  int worker_fd_ = -1;  // owned by UCX
+  int wake_fd_ = -1;    // eventfd written by abort()
+  std::vector<char> address_;
+  std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; ep null until connected
+  bool peer_error_pending_ = false;
+  std::unordered_set<Request*> owned_;
+
+  bool aborted_ = false;
+  weft_status_t abort_status_ = WEFT_OK;
+  std::string abort_message_;
+  weft_status_t first_failure_ = WEFT_OK;
+  int32_t first_failed_rank_ = -1;
+};
+
+}  // namespace weft::backends::ucx_plugin

@@ -1,0 +1,92 @@
+#include "backends/ucx/wait.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+// How long a waiter keeps polling the worker before it sleeps: long enough to catch a reply
+// from a peer on shared memory, short enough that 8 ranks on 2 cores do not starve each other.
+constexpr auto kSpin = std::chrono::microseconds(20);
+// The longest sleep between progress calls: UCX's keepalive (dead-peer detection) and the
+// deadlines only advance when someone progresses the worker.
+constexpr auto kMaxSleep = std::chrono::milliseconds(100);
+
+// The op's result, reported to this thread's host error slot when it failed.
+weft_status_t Result(const Request& r) {
+  if (r.status == WEFT_OK) return WEFT_OK;
+  return r.state->Fail(r.status, r.message);
+}
+
+// Ends `r` with TIMEOUT when its deadline passed. Requires the state lock.
+bool Expired(Request* r, Clock::time_point now) {
+  if (r->done || now < r->deadline) return false;
+  r->Cancel(WEFT_ERR_TIMEOUT, r->op + ": passed its deadline");
+  return true;
+}
+
+}  // namespace
+
+void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
+  const ucs_status_t armed = ucp_worker_arm(worker_);
+  if (armed == UCS_ERR_BUSY) return;  // events arrived since the last progress
+  const auto now = Clock::now();
+  const auto span = std::min<Clock::duration>(until - now, kMaxSleep);
+  int timeout_ms = static_cast<int>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(span + std::chrono::microseconds(999))
+          .count());
+  if (armed != UCS_OK) timeout_ms = 1;  // cannot arm: fall back to a short nap, not a spin
+  pollfd fds[2] = {{worker_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  lock.unlock();
+  (void)poll(fds, 2, std::max(timeout_ms, 0));
+  lock.lock();
+  // The eventfd is never drained: an abort stays signalled, so no later sleep blocks.
+}
+
+weft_status_t TestRequest(Request* r, int32_t* done) {
+  State& st = *r->state;
+  std::lock_guard<std::mutex> lock(st.mu());
+  if (!r->done) {
+    st.Progress();
+    Expired(r, Clock::now());
+  }
+  *done = r->done ? 1 : 0;
+  return WEFT_OK;
+}
+
+weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
+  State& st = *r->state;
+  const auto start = Clock::now();
+  const auto until =
+      timeout_ms < 0 ? Clock::time_point::max() : start + std::chrono::milliseconds(timeout_ms);
+  std::unique_lock<std::mutex> lock(st.mu());
+  // Short burst first: most waits end here when the peer is already there.
+  while (!r->done && Clock::now() - start < kSpin) st.Progress();
+  while (!r->done) {
+    const auto now = Clock::now();
+    if (Expired(r, now)) break;
+    if (now >= until) return WEFT_IN_PROGRESS;
+    st.Sleep(lock, std::min(until, r->deadline));
+    st.Progress();
+  }
+  return Result(*r);
+}
+
+weft_status_t CancelRequest(Request* r) {
+  State& st = *r->state;
+  std::lock_guard<std::mutex> lock(st.mu());
+  if (!r->done) r->Cancel(WEFT_ERR_ABORTED, r->op + ": cancelled");
+  return WEFT_OK;
+}
+
+void FreeRequest(Request* r) {
+  if (r == nullptr) return;
+  State& st = *r->state;
+  std::lock_guard<std::mutex> lock(st.mu());
+  r->Release();
+}
+
+}  // namespace weft::backends::ucx_plugin

@@ -1,0 +1,114 @@
+#include "file_store.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace weft::test::ucx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+thread_local std::string t_error;
+
+FileStoreHost& Self(void* d) { return *static_cast<FileStoreHost*>(d); }
+
+std::string PathOf(const std::string& dir, const char* key) {
+  std::string name = key;
+  for (char& c : name)
+    if (c == '/') c = '%';
+  return dir + "/" + name;
+}
+
+bool ReadFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  return true;
+}
+
+// Atomic for readers: write aside, then rename into place.
+void WriteFile(const std::string& path, const void* v, size_t len) {
+  const std::string tmp = path + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(static_cast<const char*>(v), static_cast<std::streamsize>(len));
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+// Polls (sleeping, never spinning) until the key's file exists or the deadline passes.
+bool AwaitFile(const std::string& path, int64_t timeout_ms, std::string* out) {
+  const auto until = timeout_ms < 0 ? Clock::time_point::max()
+                                    : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!ReadFile(path, out)) {
+    if (Clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FileStoreHost::LastError() { return t_error; }
+
+FileStoreHost::FileStoreHost(std::string dir) : dir_(std::move(dir)) {
+  api_.struct_size = sizeof(api_);
+  api_.abi_version = WEFT_BACKEND_PLUGIN_ABI_VERSION;
+  api_.host_data = this;
+  api_.log = [](void*, int32_t, const char*) {};
+  api_.set_error = [](void*, const char* m) { t_error = m ? m : ""; };
+  api_.store_set = [](void* d, const char* key, const void* v, size_t len,
+                      int64_t) -> weft_status_t {
+    WriteFile(PathOf(Self(d).dir_, key), v, len);
+    return WEFT_OK;
+  };
+  api_.store_get = [](void* d, const char* key, void* buf, size_t cap, size_t* len,
+                      int64_t timeout_ms) -> weft_status_t {
+    std::string v;
+    if (!AwaitFile(PathOf(Self(d).dir_, key), timeout_ms, &v)) return WEFT_ERR_TIMEOUT;
+    *len = v.size();
+    if (v.size() > cap) return WEFT_ERR_INVALID_ARGUMENT;
+    if (!v.empty()) std::memcpy(buf, v.data(), v.size());
+    return WEFT_OK;
+  };
+  api_.store_wait = [](void* d, const char* const* keys, size_t n,
+                       int64_t timeout_ms) -> weft_status_t {
+    std::string v;
+    for (size_t i = 0; i < n; ++i)
+      if (!AwaitFile(PathOf(Self(d).dir_, keys[i]), timeout_ms, &v)) return WEFT_ERR_TIMEOUT;
+    return WEFT_OK;
+  };
+  api_.store_add = [](void* d, const char* key, int64_t delta, int64_t* value,
+                      int64_t) -> weft_status_t {
+    const std::string path = PathOf(Self(d).dir_, key);
+    const int lock = open((path + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+    if (lock < 0) return WEFT_ERR_SYSTEM;
+    flock(lock, LOCK_EX);
+    std::string v;
+    const int64_t now = (ReadFile(path, &v) ? std::atoll(v.c_str()) : 0) + delta;
+    v = std::to_string(now);
+    WriteFile(path, v.data(), v.size());
+    flock(lock, LOCK_UN);
+    close(lock);
+    *value = now;
+    return WEFT_OK;
+  };
+  api_.alloc = [](void*, size_t bytes, size_t alignment) -> void* {
+    return std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
+  };
+  api_.free = [](void*, void* p) { std::free(p); };
+  api_.reduce = [](void*, DLDataType, int32_t, void*, const void*, uint64_t) -> weft_status_t {
+    return WEFT_ERR_UNSUPPORTED;
+  };
+}
+
+}  // namespace weft::test::ucx
