@@ -1,6 +1,7 @@
 // extern "C" layer for plans: create, describe, stats, destroy (execution: redistribute_api.cpp).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/src/context_link.hpp"
 #include "api/src/guard.hpp"
@@ -17,13 +18,30 @@ namespace planner = weft::placement::planner;
 
 namespace weft::api {
 
-PlanRunner NewRunner(std::shared_ptr<const executor::Executor> exec) {
+PlanRunner NewRunner(std::shared_ptr<const executor::Runnable> exec) {
   PlanRunner r;
   r.shared = std::make_shared<PlanShared>();
   r.shared->exec = std::move(exec);
-  r.ws = std::make_shared<executor::Workspace>();
+  r.ws = std::make_shared<executor::BatchWorkspace>();
   r.busy = std::make_shared<std::atomic<bool>>(false);
   return r;
+}
+
+Result<std::shared_ptr<const executor::Runnable>> PlanPair(const placement::LayoutPtr& src,
+                                                           const placement::LayoutPtr& dst,
+                                                           int32_t rank) {
+  if (!src->mesh().SameAs(dst->mesh())) {
+    if (src->mesh().context() != dst->mesh().context())
+      return InvalidArgument(
+          "src and dst layouts are on different meshes of different contexts (unrelated "
+          "meshes; a cross-mesh redistribute needs one context)");
+    WEFT_ASSIGN_OR_RETURN(auto cross, executor::CrossExecutor::Create(src, dst, rank));
+    return std::shared_ptr<const executor::Runnable>(std::move(cross));
+  }
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, dst));
+  WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(p), rank));
+  WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create({std::move(exec)}));
+  return std::shared_ptr<const executor::Runnable>(std::move(batch));
 }
 
 }  // namespace weft::api
@@ -55,9 +73,36 @@ Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
   WEFT_REQUIRE(src);
   WEFT_REQUIRE(dst);
   WEFT_ASSIGN_OR_RETURN(int32_t rank, PlanRank(src, opts));
-  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src->layout, dst->layout));
-  WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(p), rank));
+  WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src->layout, dst->layout, rank));
   *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(exec))}).release();
+  return Status::Ok();
+}
+
+// Plans each pair; the executor fuses the steps when the plans share their structure.
+Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout_t* const* dst,
+                   const weft_plan_options_t* opts, weft_plan_t** plan) {
+  WEFT_REQUIRE(plan);
+  if (n < 1) return InvalidArgument("n is " + std::to_string(n) + " but must be >= 1");
+  WEFT_REQUIRE(src);
+  WEFT_REQUIRE(dst);
+  for (int32_t i = 0; i < n; ++i)
+    if (!src[i] || !dst[i])
+      return InvalidArgument((src[i] ? "dst[" : "src[") + std::to_string(i) + "] is NULL");
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, PlanRank(src[0], opts));
+  std::vector<std::shared_ptr<const executor::Executor>> parts;
+  for (int32_t i = 0; i < n; ++i) {
+    if (!src[i]->layout->mesh().SameAs(dst[i]->layout->mesh()))
+      return InvalidArgument("pair " + std::to_string(i) +
+                             ": src and dst are on different meshes; a batched plan runs on one "
+                             "mesh (plan a cross-mesh redistribute on its own)");
+    auto p = planner::PlanRedistribute(src[i]->layout, dst[i]->layout);
+    if (!p.ok())
+      return Status(p.status().code(), "pair " + std::to_string(i) + ": " + p.status().message());
+    WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(*p), rank));
+    parts.push_back(std::move(exec));
+  }
+  WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create(std::move(parts)));
+  *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(batch))}).release();
   return Status::Ok();
 }
 
@@ -70,11 +115,16 @@ weft_status_t weft_redistribute_plan_create(const weft_layout_t* src, const weft
   return Guard(__func__, [&] { return CreatePlan(src, dst, opts, plan); });
 }
 
+weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* const* src,
+                                              const weft_layout_t* const* dst,
+                                              const weft_plan_options_t* opts, weft_plan_t** plan) {
+  return Guard(__func__, [&] { return CreatePlanN(n, src, dst, opts, plan); });
+}
+
 weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(plan);
-    const executor::Executor& e = *plan->runner.shared->exec;
-    return weft::api::WriteText(planner::Describe(e.plan(), e.rank()), buf, len, needed);
+    return weft::api::WriteText(plan->runner.shared->exec->Describe(), buf, len, needed);
   });
 }
 
@@ -84,12 +134,11 @@ weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats)
     WEFT_REQUIRE(stats);
     WEFT_RETURN_IF_ERROR(
         weft::api::CheckStructSize(stats, sizeof(*stats), sizeof(weft_plan_stats_t), "stats"));
-    const executor::Executor& e = *plan->runner.shared->exec;
-    WEFT_ASSIGN_OR_RETURN(planner::RankStats s, planner::Stats(e.plan(), e.rank()));
+    WEFT_ASSIGN_OR_RETURN(planner::RankStats s, plan->runner.shared->exec->Stats());
     stats->steps = s.steps;
     stats->send_bytes = s.send_bytes;
     stats->recv_bytes = s.recv_bytes;
-    stats->extra_bytes = e.extra_bytes();
+    stats->extra_bytes = s.extra_bytes;
     return Status::Ok();
   });
 }

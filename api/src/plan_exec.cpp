@@ -1,6 +1,7 @@
 // ExecutePlan: the path from weft_plan_execute / weft_redistribute to the executor.
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "api/src/collective_launch.hpp"
 #include "api/src/context.hpp"
@@ -79,17 +80,53 @@ std::pair<const char*, const char*> Extent(const TensorView& v) {
   return {v.data, v.data + (last + 1) * v.item};
 }
 
-Result<std::pair<TensorView, TensorView>> CheckBuffers(const placement::executor::Executor& e,
-                                                       const DLTensor* in, DLTensor* out) {
-  WEFT_ASSIGN_OR_RETURN(TensorView vi, CheckLocal(in, "in", *e.plan().src, e.rank(), false));
-  WEFT_ASSIGN_OR_RETURN(TensorView vo, CheckLocal(out, "out", *e.plan().dst, e.rank(), true));
-  if (in->device.device_type != out->device.device_type ||
-      in->device.device_id != out->device.device_id)
-    return InvalidArgument("in and out are on different devices");
-  const auto a = Extent(vi), b = Extent(vo);
-  if (a.first && b.first && a.first < b.second && b.first < a.second)
-    return InvalidArgument("in and out overlap (redistribute has no in-place form)");
-  return std::make_pair(vi, vo);
+// Checks every tensor's buffers; names say which tensor (in, out; in[i], out[i] batched).
+Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers(
+    const placement::executor::Runnable& e, int32_t n, const DLTensor* const* in,
+    DLTensor* const* out, DLDevice* device) {
+  // A rank outside the source (destination) mesh of a cross-mesh plan passes no input
+  // (output): whatever it passes there is ignored, and its views stay empty.
+  const bool ti = e.takes_in(), to = e.takes_out();
+  if (ti && !in) return InvalidArgument("in is NULL");
+  if (to && !out) return InvalidArgument("out is NULL");
+  std::vector<TensorView> vi(static_cast<size_t>(n)), vo(static_cast<size_t>(n));
+  const DLTensor* first = nullptr;
+  for (int32_t i = 0; i < n; ++i) {
+    const std::string at = n == 1 ? "" : "[" + Str(i) + "]";
+    const auto k = static_cast<size_t>(i);
+    if (ti) {
+      WEFT_ASSIGN_OR_RETURN(vi[k], CheckLocal(in[i], "in" + at, e.src(k), e.rank(), false));
+    }
+    if (to) {
+      WEFT_ASSIGN_OR_RETURN(vo[k], CheckLocal(out[i], "out" + at, e.dst(k), e.rank(), true));
+    }
+    for (const DLTensor* t :
+         {ti ? in[i] : nullptr, static_cast<const DLTensor*>(to ? out[i] : nullptr)}) {
+      if (!t) continue;
+      if (!first) first = t;
+      if (t->device.device_type != first->device.device_type ||
+          t->device.device_id != first->device.device_id)
+        return InvalidArgument(n == 1 ? "in and out are on different devices"
+                                      : "the buffers are on different devices");
+    }
+  }
+  *device = first->device;
+  // No output may overlap an input or another output.
+  for (int32_t i = 0; i < n; ++i) {
+    const auto b = Extent(vo[static_cast<size_t>(i)]);
+    if (!b.first) continue;
+    for (int32_t j = 0; j < n; ++j) {
+      const auto a = Extent(vi[static_cast<size_t>(j)]);
+      if (a.first && a.first < b.second && b.first < a.second)
+        return InvalidArgument(n == 1 ? "in and out overlap (redistribute has no in-place form)"
+                                      : "out[" + Str(i) + "] overlaps in[" + Str(j) +
+                                            "] (redistribute has no in-place form)");
+      const auto c = Extent(vo[static_cast<size_t>(j)]);
+      if (j != i && c.first && c.first < b.second && b.first < c.second)
+        return InvalidArgument("out[" + Str(i) + "] overlaps out[" + Str(j) + "]");
+    }
+  }
+  return std::make_pair(std::move(vi), std::move(vo));
 }
 
 // Clears the plan's in-flight flag when the execution ends, or when its operation is dropped
@@ -111,10 +148,13 @@ class BusyFlag {
 
 }  // namespace
 
-Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* stream,
-                   const weft_call_options_t* opts, weft_work_t** work, bool borrow) {
+Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTensor* const* out,
+                   void* stream, const weft_call_options_t* opts, weft_work_t** work, bool borrow) {
   const auto& exec = runner.shared->exec;
-  const void* owner = exec->plan().src->mesh().context();
+  if (n != static_cast<int32_t>(exec->size()))
+    return InvalidArgument("n is " + Str(n) + " but the plan holds " + Str(int64_t(exec->size())) +
+                           " tensors");
+  const void* owner = exec->context();
   if (!owner)
     return InvalidUsage("the plan is on an abstract mesh: it can be described, not executed");
   auto* ctx = static_cast<weft_context_t*>(const_cast<void*>(owner));
@@ -123,7 +163,7 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
     return InvalidUsage("the plan was made for rank " + Str(exec->rank()) + " but this is rank " +
                         Str(c.rank()));
   WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, ResolveDeadline(c, opts));
-  if (!exec->in_mesh()) {  // nothing to send or receive
+  if (!exec->takes_in() && !exec->takes_out()) {  // nothing to send or receive
     if (work) {
       auto state = std::make_shared<WorkState>();
       state->Complete(Status::Ok());
@@ -131,7 +171,8 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
     }
     return Status::Ok();
   }
-  auto views = CheckBuffers(*exec, in, out);
+  DLDevice device{kDLCPU, 0};
+  auto views = CheckBuffers(*exec, n, in, out, &device);
   if (views.ok() && stream) views = InvalidArgument("stream must be NULL for host buffers");
   if (!views.ok()) {
     c.PublishLocalFailure(views.status().message());
@@ -139,7 +180,7 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
   }
   if (runner.busy && runner.busy->exchange(true)) {
     if (!borrow) return InvalidUsage("the plan already has an execution in flight (one at a time)");
-    runner.ws = std::make_shared<placement::executor::Workspace>();
+    runner.ws = std::make_shared<placement::executor::BatchWorkspace>();
     runner.busy = nullptr;
   }
   auto busy = std::make_shared<BusyFlag>(runner.busy);
@@ -147,7 +188,7 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
     return InvalidUsage("the ranks of the mesh built different redistribute plans");
   // Decided at issue time, so every rank (issuing in the same order) agrees who checks.
   const bool check = !runner.shared->checked.exchange(true);
-  const backends::OpArgs args{in->device, stream, deadline};
+  const backends::OpArgs args{device, stream, deadline};
   auto op = [&c, runner, busy, check, args, vi = views->first, vo = views->second]() -> Status {
     placement::executor::GroupFn groups = [&c, &args](const std::vector<int32_t>& ranks) {
       return c.Group(ranks, args.deadline);
@@ -157,7 +198,7 @@ Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* s
       s = runner.shared->exec->CheckSamePlan(groups, args);
       if (s.code() == Code::kInvalidUsage) runner.shared->poisoned = true;
     }
-    if (s.ok()) s = runner.shared->exec->Run(&vi, &vo, *runner.ws, groups, args);
+    if (s.ok()) s = runner.shared->exec->Run(vi, vo, *runner.ws, groups, args);
     busy->Release();
     return s;
   };

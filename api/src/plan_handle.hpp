@@ -6,7 +6,8 @@
 #include <atomic>
 #include <memory>
 
-#include "placement/executor/executor.hpp"
+#include "placement/executor/cross_mesh.hpp"
+#include "placement/executor/executor_batch.hpp"
 #include "weft/redistribute.h"
 
 namespace weft::api {
@@ -14,23 +15,28 @@ namespace weft::api {
 // Shared by a plan handle and the executions it has in flight (and, in weft_redistribute's
 // cache, by executions that borrow a workspace of their own).
 struct PlanShared {
-  std::shared_ptr<const placement::executor::Executor> exec;
+  // One tensor or a batch on one mesh (BatchExecutor), or a cross-mesh redistribute.
+  std::shared_ptr<const placement::executor::Runnable> exec;
   std::atomic<bool> checked{false};   // a first execution has been issued (it runs the check)
   std::atomic<bool> poisoned{false};  // that check found ranks with different plans
 };
 
 struct PlanRunner {
   std::shared_ptr<PlanShared> shared;
-  std::shared_ptr<placement::executor::Workspace> ws;
+  std::shared_ptr<placement::executor::BatchWorkspace> ws;
   std::shared_ptr<std::atomic<bool>> busy;  // one execution in flight (SPEC §6.3)
 };
 
-PlanRunner NewRunner(std::shared_ptr<const placement::executor::Executor> exec);
+PlanRunner NewRunner(std::shared_ptr<const placement::executor::Runnable> exec);
+// Plans one redistribute for `rank`: on one mesh, or across two meshes of one context.
+Result<std::shared_ptr<const placement::executor::Runnable>> PlanPair(
+    const placement::LayoutPtr& src, const placement::LayoutPtr& dst, int32_t rank);
 
 // `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
 // (weft_redistribute's shared cached plans).
-Status ExecutePlan(PlanRunner runner, const DLTensor* in, DLTensor* out, void* stream,
-                   const weft_call_options_t* opts, weft_work_t** work, bool borrow);
+// n tensors: in[i] / out[i] (NULL arrays, or entries, on ranks outside the mesh).
+Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTensor* const* out,
+                   void* stream, const weft_call_options_t* opts, weft_work_t** work, bool borrow);
 
 // Drops weft_redistribute's cached plans of a context (weft_context_destroy, after its pending
 // work has drained), so their buffers go with it and a later context at the same address

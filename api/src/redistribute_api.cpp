@@ -42,9 +42,7 @@ class PlanCache {
     // pair builds an identical plan.
     if (!ctx) return weft::InvalidUsage("src is on an abstract mesh: nothing to execute");
     const int32_t rank = weft::api::ContextRank(static_cast<const weft_context_t*>(ctx));
-    WEFT_ASSIGN_OR_RETURN(auto plan, weft::placement::planner::PlanRedistribute(src, dst));
-    WEFT_ASSIGN_OR_RETURN(auto exec,
-                          weft::placement::executor::Executor::Create(std::move(plan), rank));
+    WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src, dst, rank));
     PlanRunner runner = weft::api::NewRunner(std::move(exec));
     std::lock_guard<std::mutex> lock(mu_);
     auto& list = lists_[ctx];
@@ -88,7 +86,15 @@ weft_status_t weft_plan_execute(weft_plan_t* plan, const DLTensor* in, DLTensor*
                                 WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(plan);
-    return weft::api::ExecutePlan(plan->runner, in, out, stream, opts, work, false);
+    return weft::api::ExecutePlan(plan->runner, 1, &in, &out, stream, opts, work, false);
+  });
+}
+
+weft_status_t weft_plan_execute_n(weft_plan_t* plan, int32_t n, const DLTensor* const* in,
+                                  DLTensor* const* out, WEFT_COLLECTIVE_TAIL) {
+  return Guard(__func__, [&] {
+    WEFT_REQUIRE(plan);
+    return weft::api::ExecutePlan(plan->runner, n, in, out, stream, opts, work, false);
   });
 }
 
@@ -100,7 +106,7 @@ weft_status_t weft_redistribute(const weft_layout_t* src_layout, const DLTensor*
     WEFT_REQUIRE(dst_layout);
     WEFT_ASSIGN_OR_RETURN(PlanRunner runner, Cache().Get(src_layout->layout, dst_layout->layout));
     // The cached plan may still be running (async work): this call then borrows a workspace.
-    return weft::api::ExecutePlan(std::move(runner), in, out, stream, opts, work, true);
+    return weft::api::ExecutePlan(std::move(runner), 1, &in, &out, stream, opts, work, true);
   });
 }
 

@@ -349,6 +349,28 @@ static void check_redistribute(weft_context_t* ctx) {
   CHECK_OK(weft_redistribute(src, &tx, dst, &ty, NULL, NULL, NULL));
   CHECK(equals_x(y));
   CHECK_OK(weft_plan_destroy(plan));
+  /* Batched: the same pair twice, one plan, one execution for both tensors. */
+  {
+    float x2[4] = {1, 2, 3, 4}, y2[4];
+    DLTensor tx2 = vector_of(x2, shape), ty2 = vector_of(y2, shape);
+    const weft_layout_t* srcs[2];
+    const weft_layout_t* dsts[2];
+    const DLTensor* ins[2];
+    DLTensor* outs[2];
+    tx2.ndim = ty2.ndim = 2;
+    srcs[0] = srcs[1] = src;
+    dsts[0] = dsts[1] = dst;
+    ins[0] = &tx;
+    ins[1] = &tx2;
+    outs[0] = &ty;
+    outs[1] = &ty2;
+    CHECK_OK(weft_redistribute_plan_create_n(2, srcs, dsts, &popts, &plan));
+    clear(y);
+    clear(y2);
+    CHECK_OK(weft_plan_execute_n(plan, 2, ins, outs, NULL, NULL, NULL));
+    CHECK(equals_x(y) && equals_x(y2));
+    CHECK_OK(weft_plan_destroy(plan));
+  }
   CHECK_OK(weft_layout_destroy(src));
   CHECK_OK(weft_layout_destroy(dst));
   CHECK_OK(weft_mesh_destroy(mesh));

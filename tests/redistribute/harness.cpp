@@ -75,6 +75,12 @@ Mesh::Mesh(std::vector<int64_t> shape, weft_context_t* ctx) {
   EXPECT_EQ(s, WEFT_OK) << weft_last_error();
 }
 
+Mesh::Mesh(std::vector<int64_t> shape, std::vector<int32_t> ranks) {
+  const weft_status_t s = weft_mesh_create(TheWorld().ctx, static_cast<int32_t>(shape.size()),
+                                           shape.data(), ranks.data(), &m);
+  EXPECT_EQ(s, WEFT_OK) << weft_last_error();
+}
+
 weft_placement_t Parse(const std::string& p) {
   if (p == "R") return WEFT_PLACEMENT_REPLICATE;
   if (p[0] == 'S') return WEFT_PLACEMENT_SHARD(p[1] - '0');
@@ -152,8 +158,6 @@ std::string PairSpec::Name() const {
   return os.str();
 }
 
-namespace {
-
 void Fill(Local& in, const Layout& layout, const Type& t, const Mesh& mesh,
           const std::vector<int64_t>& global, int iter) {
   World& w = TheWorld();
@@ -188,8 +192,6 @@ void Check(Local& out, const Type& t, const std::vector<int64_t>& global, int it
   });
   EXPECT_EQ(bad, 0) << what;
 }
-
-}  // namespace
 
 void RunPair(const PairSpec& spec) {
   World& w = TheWorld();

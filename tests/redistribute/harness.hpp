@@ -33,6 +33,8 @@ World& TheWorld();
 struct Mesh {
   weft_mesh_t* m = nullptr;
   explicit Mesh(std::vector<int64_t> shape, weft_context_t* ctx = TheWorld().ctx);
+  // A mesh over the given world ranks (row-major).
+  Mesh(std::vector<int64_t> shape, std::vector<int32_t> ranks);
   ~Mesh() { weft_mesh_destroy(m); }
   Mesh(const Mesh&) = delete;
   Mesh& operator=(const Mesh&) = delete;
@@ -84,6 +86,13 @@ struct PairSpec {
   bool async = false;     // with work
   std::string Name() const;
 };
+
+// Fills `in` (rank `TheWorld().rank`'s block of `layout` on `mesh`) from the formula, as
+// Partial terms where the layout is Partial; checks every element of `out` against it.
+void Fill(Local& in, const Layout& layout, const Type& t, const Mesh& mesh,
+          const std::vector<int64_t>& global, int iter);
+void Check(Local& out, const Type& t, const std::vector<int64_t>& global, int iter,
+           const std::string& what);
 
 // Runs the pair on the world and checks every element of this rank's destination block
 // (Partial destinations are reduced to Replicate by a second redistribute and checked there).

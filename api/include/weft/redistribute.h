@@ -1,4 +1,5 @@
-/* Weft C ABI: redistribute — move a tensor from one layout to another over one mesh (SPEC §3,
+/* Weft C ABI: redistribute — move a tensor from one layout to another over one mesh or between
+ * two meshes of a context, and several tensors in one plan (SPEC §3,
  * §6.5), exactly (bitwise for data movement; reductions as in SPEC §2.4) and without padding.
  *
  * A plan is computed once from (src, dst), identically on every rank and without
@@ -12,7 +13,8 @@
  * exactly the local shape (weft_layout_local_shape) and the layout's dtype, on the CPU (or CUDA
  * host memory). Strides may be anything non-negative that stays inside the tensor (NULL:
  * row-major); `out` must not have overlapping elements and must not overlap `in`. On a rank
- * outside the mesh, in and out may be NULL and the call does nothing.
+ * outside the mesh, in and out may be NULL and the call does nothing (cross-mesh plans: in is
+ * NULL outside the source mesh, out outside the destination mesh).
  */
 #ifndef WEFT_REDISTRIBUTE_H_
 #define WEFT_REDISTRIBUTE_H_
@@ -53,22 +55,53 @@ typedef struct weft_plan_stats {
 #define WEFT_PLAN_STATS_INIT \
   { sizeof(weft_plan_stats_t), 0, 0, 0, 0, 0 }
 
-/* Plans the redistribute from src to dst. Both must be on equal meshes with equal global
- * shapes and dtypes; Partial(a) -> Partial(b) with a != b and Shard -> Partial(avg) are
- * rejected. These checks need no communication, so every rank fails the same way
- * (WEFT_ERR_INVALID_ARGUMENT). opts may be NULL. */
+/* Plans the redistribute from src to dst. Both must have equal global shapes and dtypes and be
+ * on equal meshes (Partial(a) -> Partial(b) with a != b and Shard -> Partial(avg) are then
+ * rejected) or on two different meshes of one context: a cross-mesh redistribute, e.g.
+ * between pipeline stages on disjoint sub-meshes, or overlapping ones. A cross-mesh plan runs
+ * over the union of the two meshes' ranks: a source Partial is first reduced on the source
+ * mesh, then one all-to-all-v over the union (ascending world ranks) moves (source block) ∩
+ * (destination block) pieces, each element from one source replica (the receiver's own copy
+ * when it has one, else replicas are spread over the receivers), then a destination Partial is
+ * made locally (SPEC §2.4 conjugates; any op, avg included). Ranks outside the source mesh
+ * pass in = NULL, ranks outside the destination mesh out = NULL (whatever they pass there is
+ * ignored). Meshes of different contexts are unrelated: an error. These checks need no
+ * communication, so every rank fails the same way (WEFT_ERR_INVALID_ARGUMENT). opts may be
+ * NULL. */
 WEFT_API weft_status_t weft_redistribute_plan_create(const weft_layout_t* src,
                                                      const weft_layout_t* dst,
                                                      const weft_plan_options_t* opts,
                                                      weft_plan_t** plan);
 
-/* Runs the plan: collective over the ranks of the mesh, in issue order. The first execution
+/* Runs a plan of one tensor (batched plans: weft_plan_execute_n): collective over the ranks
+ * of the mesh (of both meshes, cross-mesh), in issue order. The first execution
  * checks with one small all-reduce that every rank built the same plan (WEFT_ERR_INVALID_USAGE
  * on every rank if not). A rank whose buffers do not match its local shapes returns
  * WEFT_ERR_INVALID_ARGUMENT before communicating, buffers untouched, and its peers get
  * WEFT_ERR_ABORTED (SPEC §6.4). */
 WEFT_API weft_status_t weft_plan_execute(weft_plan_t* plan, const DLTensor* in, DLTensor* out,
                                          WEFT_COLLECTIVE_TAIL);
+
+/* Batched: one plan for n >= 1 redistributes (src[i] -> dst[i], each checked as above; an
+ * error names its pair). All 2n layouts must be on one mesh (no cross-mesh batches). When the n pair plans have the
+ * same step structure (same step kinds, mesh dims and reduction ops — e.g. one placement pair
+ * on tensors of different shapes and dtypes), their steps are fused: each communicating step
+ * runs one collective for all n tensors over a combined byte layout (one all-to-all-v, not n);
+ * reduction steps run one collective per distinct dtype. Otherwise the n plans run one after
+ * another within one execution. weft_plan_describe and weft_plan_stats cover all n (stats:
+ * steps of one fused plan, or the sum when not fused; bytes summed). Fused steps pack every
+ * piece into plan-owned staging (no direct transfers from the user's buffers). */
+WEFT_API weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* const* src,
+                                                       const weft_layout_t* const* dst,
+                                                       const weft_plan_options_t* opts,
+                                                       weft_plan_t** plan);
+
+/* Runs a plan of n tensors (n must equal the plan's count; a plan from
+ * weft_redistribute_plan_create has 1): in[i] / out[i] are tensor i's blocks, checked as for
+ * weft_plan_execute; no out[i] may overlap any in[j] or another out[j]. The first execution's
+ * plan check covers all n pairs. On a rank outside the mesh, in and out may be NULL. */
+WEFT_API weft_status_t weft_plan_execute_n(weft_plan_t* plan, int32_t n, const DLTensor* const* in,
+                                           DLTensor* const* out, WEFT_COLLECTIVE_TAIL);
 
 /* One line per step: its kind (collective), mesh dims, placements before and after, and the
  * bytes this plan's rank sends and receives. Text convention: (buf, len, needed). */
