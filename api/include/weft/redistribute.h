@@ -83,14 +83,14 @@ WEFT_API weft_status_t weft_plan_execute(weft_plan_t* plan, const DLTensor* in, 
                                          WEFT_COLLECTIVE_TAIL);
 
 /* Batched: one plan for n >= 1 redistributes (src[i] -> dst[i], each checked as above; an
- * error names its pair). All 2n layouts must be on one mesh (no cross-mesh batches). When the n pair plans have the
- * same step structure (same step kinds, mesh dims and reduction ops — e.g. one placement pair
- * on tensors of different shapes and dtypes), their steps are fused: each communicating step
- * runs one collective for all n tensors over a combined byte layout (one all-to-all-v, not n);
- * reduction steps run one collective per distinct dtype. Otherwise the n plans run one after
- * another within one execution. weft_plan_describe and weft_plan_stats cover all n (stats:
- * steps of one fused plan, or the sum when not fused; bytes summed). Fused steps pack every
- * piece into plan-owned staging (no direct transfers from the user's buffers). */
+ * error names its pair). All 2n layouts must be on one mesh (no cross-mesh batches). When the n
+ * pair plans have the same step structure (same step kinds, mesh dims and reduction ops — e.g. one
+ * placement pair on tensors of different shapes and dtypes), their steps are fused: each
+ * communicating step runs one collective for all n tensors over a combined byte layout (one
+ * all-to-all-v, not n); reduction steps run one collective per distinct dtype. Otherwise the n
+ * plans run one after another within one execution. weft_plan_describe and weft_plan_stats cover
+ * all n (stats: steps of one fused plan, or the sum when not fused; bytes summed). Fused steps pack
+ * every piece into plan-owned staging (no direct transfers from the user's buffers). */
 WEFT_API weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* const* src,
                                                        const weft_layout_t* const* dst,
                                                        const weft_plan_options_t* opts,
