@@ -53,10 +53,18 @@ Side PlanSide(const std::vector<Box>& boxes, const TensorView& v) {
       s.base = any ? std::min(s.base, off) : off;
       any = true;
     }
+    // An empty member gets the displacement where the previous member's piece ends: a
+    // backend that needs the pieces back to back in member order (Gloo's alltoallv) then
+    // takes them in place whenever the non-empty ones are, instead of staging them.
+    uint64_t end = 0;
     for (size_t k = 0; k < n; ++k) {
-      if (boxes[k].Empty()) continue;
+      if (boxes[k].Empty()) {
+        s.displs[k] = end;
+        continue;
+      }
       s.counts[k] = static_cast<uint64_t>(boxes[k].Volume());
       s.displs[k] = static_cast<uint64_t>(Offset(v, boxes[k].offset.data()) - s.base);
+      end = s.displs[k] + s.counts[k];
     }
     return s;
   }
@@ -64,7 +72,10 @@ Side PlanSide(const std::vector<Box>& boxes, const TensorView& v) {
   // everyone) is packed once.
   const Box* prev = nullptr;
   for (size_t k = 0; k < n; ++k) {
-    if (boxes[k].Empty()) continue;
+    if (boxes[k].Empty()) {
+      s.displs[k] = static_cast<uint64_t>(s.staged);  // back to back, as above
+      continue;
+    }
     s.counts[k] = static_cast<uint64_t>(boxes[k].Volume());
     if (prev && *prev == boxes[k]) {
       s.displs[k] = static_cast<uint64_t>(s.staged - boxes[k].Volume());
@@ -115,7 +126,36 @@ struct MovementSides {
   Side send, recv;
   bool gather = false;     // run as allgatherv
   bool own_direct = true;  // allgatherv: this rank's block is sent from `from` in place
+  bool keep_sent = false;  // alltoallv: the kept block travels as this rank's own entry
 };
+
+// Whether a direct side's pieces lie back to back in member order from its base: the layout
+// a backend can pass through untouched (Gloo's alltoallv needs it, and stages otherwise).
+bool BackToBack(const Side& s) {
+  uint64_t at = 0;
+  for (size_t k = 0; k < s.counts.size(); ++k) {
+    if (s.counts[k] == 0) continue;
+    if (s.displs[k] != at) return false;
+    at += s.counts[k];
+  }
+  return true;
+}
+
+// Whether the all-to-all carries the block this rank keeps as its own entry (the collective
+// copies it) instead of a separate local copy. Left out, the kept block can leave a hole among
+// the pieces of a direct side, and the backend may then stage that whole side; carried, it
+// costs one more copy of the kept block where the other side is staged anyway. So: carried
+// only when it closes such a hole and every direct side can hold it in place. The choice
+// depends only on this rank's views: the own entry's counts (send == recv) are local, so the
+// collective agrees whichever way each rank decides.
+bool SendKeep(const RankStep& rs, const std::vector<Box>& send_boxes,
+              const std::vector<Box>& recv_boxes, const TensorView& from, const TensorView& to) {
+  if (!rs.keep || rs.keep->Empty()) return false;
+  const Side send = PlanSide(send_boxes, from), recv = PlanSide(recv_boxes, to);
+  const bool hole = (send.direct && !BackToBack(send)) || (recv.direct && !BackToBack(recv));
+  return hole && (!send.direct || IsContiguous(from, *rs.keep)) &&
+         (!recv.direct || IsContiguous(to, *rs.keep));
+}
 
 MovementSides PlanMovement(const Step& step, const RankStep& rs, const TensorView& from,
                            const TensorView& to) {
@@ -133,6 +173,10 @@ MovementSides PlanMovement(const Step& step, const RankStep& rs, const TensorVie
     m.recv = PlanSide(m.recv_boxes, to);
     m.own_direct = !rs.keep || IsContiguous(from, *rs.keep);
     return m;
+  }
+  if (SendKeep(rs, m.send_boxes, m.recv_boxes, from, to)) {
+    m.keep_sent = true;
+    m.send_boxes[self] = m.recv_boxes[self] = *rs.keep;
   }
   m.send = PlanSide(m.send_boxes, from);
   m.recv = PlanSide(m.recv_boxes, to);
@@ -159,7 +203,7 @@ Status Movement(const Step& step, const RankStep& rs, const TensorView& from, co
   }
   char* send = SideBase(m.send, from, ws.send);
   PackSide(m.send, m.send_boxes, from, send);
-  if (rs.keep) CopyBox(from, to, *rs.keep);
+  if (rs.keep && !m.keep_sent) CopyBox(from, to, *rs.keep);
   WEFT_RETURN_IF_ERROR(comm.Alltoallv(send, m.send.counts, m.send.displs, recv, m.recv.counts,
                                       m.recv.displs, t, args));
   UnpackSide(m.recv, m.recv_boxes, to, recv);

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "tools/collbench/options.hpp"
+#include "tools/collbench/pattern.hpp"
 #include "tools/collbench/raw_gloo.hpp"
+#include "tools/collbench/redist_sweep.hpp"
 #include "tools/collbench/report.hpp"
 #include "tools/collbench/sweep.hpp"
 
@@ -54,6 +56,33 @@ bool RunSweep(weft::collbench::Sweep& sweep, const Options& o, bool print, std::
   return true;
 }
 
+int64_t NextSize(int64_t bytes, double factor) {
+  const auto next = static_cast<int64_t>(static_cast<double>(bytes) * factor);
+  return next > bytes ? next : bytes + 1;
+}
+
+// Every --pattern over every size; rank 0 prints the pattern's plan (its first size) with
+// the header, then each row.
+bool RunPatterns(weft::collbench::RedistSweep& sweep, const Options& o, bool print,
+                 std::vector<Row>* rows, std::string* error) {
+  std::vector<weft::collbench::Pattern> patterns;
+  if (!weft::collbench::ParsePatterns(o.patterns, &patterns, error)) return false;
+  for (const auto& p : patterns) {
+    bool first = true;
+    for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes = NextSize(bytes, o.factor)) {
+      std::string plan;
+      std::optional<Row> row = sweep.Measure(p, bytes, first ? &plan : nullptr, error);
+      if (!error->empty()) return false;
+      if (!row) continue;
+      if (print && first) weft::collbench::PrintPatternHeader(stdout, *row, plan);
+      first = false;
+      if (print) weft::collbench::PrintPatternRow(stdout, *row);
+      rows->push_back(std::move(*row));
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,7 +114,13 @@ int main(int argc, char** argv) {
   if (rank == 0) weft::collbench::PrintPreamble(stdout, info);
   weft::collbench::Sweep sweep(ctx, rank, nranks, o, raw.get());
   std::vector<Row> rows;
-  if (!RunSweep(sweep, o, rank == 0, &rows, &error)) return Fail(ctx, rank, error);
+  if ((o.patterns.empty() || o.ops_given) && !RunSweep(sweep, o, rank == 0, &rows, &error)) {
+    return Fail(ctx, rank, error);
+  }
+  weft::collbench::RedistSweep redist(ctx, rank, nranks, o, raw.get());
+  if (!o.patterns.empty() && !RunPatterns(redist, o, rank == 0, &rows, &error)) {
+    return Fail(ctx, rank, error);
+  }
 
   if (rank == 0 && !o.json_path.empty() && !weft::collbench::WriteJson(o.json_path, info, rows)) {
     return Fail(ctx, rank, "cannot write " + o.json_path);

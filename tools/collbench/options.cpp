@@ -1,5 +1,7 @@
 #include "tools/collbench/options.hpp"
 
+#include "tools/collbench/pattern.hpp"
+
 #include <weft/types.h>
 
 #include <cerrno>
@@ -79,7 +81,13 @@ bool Apply(const std::string& flag, const std::string& value, Options* o) {
   }
   if (flag == "-d") return (o->dtype = FindDType(value)) != nullptr;
   if (flag == "-o") return (o->redop = ParseRedop(value)) >= 0;
-  if (flag == "-op" || flag == "--ops") return ParseOps(value, &o->ops);
+  if (flag == "-op" || flag == "--ops") return o->ops_given = ParseOps(value, &o->ops);
+  if (flag == "--pattern") {
+    std::vector<Pattern> patterns;
+    std::string ignored;
+    o->patterns = value;
+    return ParsePatterns(value, &patterns, &ignored);
+  }
   if (flag == "--json") return !(o->json_path = value).empty();
   if (flag == "--raw") {
     o->raw_gloo = value == "gloo";  // the only library compared so far
@@ -161,6 +169,10 @@ std::string Usage() {
          "  -op LIST      comma-separated: allreduce, allgather, reduce_scatter, alltoall,\n"
          "                broadcast, allgatherv, reduce_scatterv, alltoallv, sendrecv\n"
          "                (--ops too; default allreduce)\n"
+         "  --pattern LIST  redistribute patterns instead of (or, with -op, besides) the\n"
+         "                ops: S0-R, P-S0, S0-S1, R-S0, P-R, Pmax-R, 2d:S0S1-S1S0, ... (a\n"
+         "                2-D float32 tensor of `size` bytes), each next to the collective it\n"
+         "                needs (Weft's, or raw Gloo's with --raw gloo); see README.md\n"
          "  --json FILE   write one record per row (rank 0)\n"
          "  --raw gloo    also run each row through Gloo's C++ API directly, same sizes,\n"
          "                interleaved, and print Weft's busbw over raw Gloo's\n";

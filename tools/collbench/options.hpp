@@ -34,7 +34,9 @@ struct Options {
   const DType* dtype = FindDType("float32");
   int redop = 0;  // WEFT_REDUCE_SUM
   std::vector<Op> ops = {Op::kAllreduce};
-  std::string json_path;  // empty: no JSON
+  bool ops_given = false;  // -op on the command line (with --pattern, ops run only then)
+  std::string patterns;    // --pattern LIST, validated (ParsePatterns); empty: none
+  std::string json_path;   // empty: no JSON
   bool raw_gloo = false;
   bool help = false;
 };

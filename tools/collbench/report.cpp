@@ -31,9 +31,12 @@ void JsonRow(std::FILE* f, const RunInfo& info, const Row& r) {
                "    {\"op\": \"%s\", \"ranks\": %d, \"backend\": \"%s\", \"size\": %lld, "
                "\"count\": %lld, \"type\": \"%s\", \"redop\": \"%s\", \"iters\": %d, "
                "\"warmup\": %d, ",
-               OpName(r.op), info.ranks, info.backend.c_str(), static_cast<long long>(r.size_bytes),
-               static_cast<long long>(r.count), r.type.c_str(), r.redop.c_str(),
-               info.options->iters, info.options->warmup);
+               r.pattern.empty() ? OpName(r.op) : "redistribute", info.ranks, info.backend.c_str(),
+               static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
+               r.type.c_str(), r.redop.c_str(), info.options->iters, info.options->warmup);
+  if (!r.pattern.empty()) {
+    std::fprintf(f, "\"pattern\": \"%s\", \"shape\": \"%s\", ", r.pattern.c_str(), r.shape.c_str());
+  }
   // The row's own columns at top level, as in the table.
   std::fprintf(f,
                "\"time_us\": %.3f, \"time_min_us\": %.3f, \"time_max_us\": %.3f, "
@@ -91,6 +94,41 @@ void PrintRow(std::FILE* out, const Row& r, bool raw) {
     } else {
       std::fprintf(out, " %7s %15s", "-", "-");
     }
+  }
+  std::fprintf(out, "\n");
+  std::fflush(out);
+}
+
+void PrintPatternHeader(std::FILE* out, const Row& first, const std::string& plan) {
+  std::fprintf(out, "#\n# redistribute %s (reference: %s)\n", first.pattern.c_str(),
+               first.raw.present ? first.raw_kind.c_str() : "none, no communication");
+  std::string line;
+  for (const char c : plan + "\n") {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    std::fprintf(out, "#   plan (rank 0, first size): %s\n", line.c_str());
+    line.clear();
+  }
+  std::fprintf(out, "# %12s %12s %10s %6s %10s %8s %8s %6s", "size", "shape", "type", "", "time",
+               "algbw", "busbw", "#wrong");
+  std::fprintf(out, " %10s %8s %8s %6s %7s %15s\n", "ref time", "algbw", "busbw", "#wrong", "ratio",
+               "ratio q1..q3");
+  std::fprintf(out, "# %12s %12s %10s %6s %10s %8s %8s %6s %10s %8s %8s %6s %7s %15s\n", "(B)",
+               "(global)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "",
+               "", "");
+}
+
+void PrintPatternRow(std::FILE* out, const Row& r) {
+  std::fprintf(out, "  %12lld %12s %10s %6s", static_cast<long long>(r.size_bytes), r.shape.c_str(),
+               r.type.c_str(), "");
+  PrintSide(out, r.weft);
+  PrintSide(out, r.raw);
+  if (r.raw.present) {
+    std::fprintf(out, " %7.3f   %5.3f..%5.3f", r.ratio, r.ratio_q1, r.ratio_q3);
+  } else {
+    std::fprintf(out, " %7s %15s", "-", "-");
   }
   std::fprintf(out, "\n");
   std::fflush(out);

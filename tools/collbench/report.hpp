@@ -20,10 +20,11 @@ struct Side {
 
 struct Row {
   Op op = Op::kAllreduce;
+  std::string pattern, shape;  // redistribute rows (--pattern): the pattern, "rowsxcols"
   int64_t size_bytes = 0, count = 0;
   std::string type, redop;
   Side weft, raw;
-  std::string raw_kind;
+  std::string raw_kind;  // pattern rows: the reference collective ("weft allgather")
   // Weft's busbw over raw's: the ratio of median times (raw / Weft), and the quartiles of the
   // per-iteration ratios (each iteration runs Weft and raw back to back).
   double ratio = 0, ratio_q1 = 0, ratio_q3 = 0;
@@ -38,6 +39,10 @@ struct RunInfo {
 void PrintPreamble(std::FILE* out, const RunInfo& info);
 void PrintHeader(std::FILE* out, Op op, bool raw);
 void PrintRow(std::FILE* out, const Row& row, bool raw);
+// Redistribute rows: a header naming the pattern, its reference collective and the plan's
+// steps (as comment lines), then rows with the global shape in place of count.
+void PrintPatternHeader(std::FILE* out, const Row& first, const std::string& plan);
+void PrintPatternRow(std::FILE* out, const Row& row);
 // false when the file cannot be written.
 bool WriteJson(const std::string& path, const RunInfo& info, const std::vector<Row>& rows);
 
