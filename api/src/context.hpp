@@ -65,6 +65,7 @@ class Context {
   Status LoadBackend(const weft_context_options_t* opts);
   void OnStoreEvent(const std::string& key, const std::string& value);
   void WorkerLoop();
+  Status Explain(Status s);
   std::chrono::steady_clock::time_point Deadline(int64_t ms) const;
 
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
@@ -86,6 +87,7 @@ class Context {
   bool stopping_ = false;
 
   mutable std::mutex error_mu_;
+  std::condition_variable failed_cv_;  // notified when failed_ becomes true
   Status sticky_;
   int32_t failed_rank_ = -1;
   std::atomic<bool> failed_{false};

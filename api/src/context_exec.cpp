@@ -11,13 +11,6 @@ namespace weft::api {
 namespace {
 using Clock = std::chrono::steady_clock;
 
-// An operation failing because the context failed reports the context's failure, which
-// names the rank, rather than whatever the transport saw of it.
-Status Explain(const Context& ctx, Status s) {
-  if (s.ok()) return s;
-  const Status sticky = ctx.sticky_error();
-  return sticky.ok() ? s : sticky;
-}
 }  // namespace
 
 Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, bool async) {
@@ -30,7 +23,7 @@ Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, 
       exec_cv_.wait(turn, [&] { return now_serving_ == ticket; });
     }
     Status s = sticky_error();
-    if (s.ok()) s = Explain(*this, op());
+    if (s.ok()) s = Explain(op());
     work->Complete(s);
     std::lock_guard<std::mutex> done(exec_mu_);
     now_serving_ = ticket + 1;
@@ -63,6 +56,23 @@ void Context::WorkerLoop() {
   }
 }
 
+// An operation failing because the context failed reports the context's failure, which
+// names the rank, rather than whatever the transport saw of it. A transport can see a dead
+// peer (connection reset) a few milliseconds before the store's liveness verdict arrives: then
+// wait for that verdict briefly, so the call and the sticky error name the rank (SPEC §10),
+// and if none comes, the transport's failure becomes the context's.
+Status Context::Explain(Status s) {
+  if (s.ok()) return s;
+  if (s.code() == Code::kPeerFailure && !failed_ && world_size_ > 1) {
+    std::unique_lock<std::mutex> lock(error_mu_);
+    failed_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return failed_.load(); });
+  }
+  const Status sticky = sticky_error();
+  if (!sticky.ok()) return sticky;
+  if (s.code() == Code::kPeerFailure) Abort(s, -1);
+  return s;
+}
+
 void Context::Abort(Status why, int32_t failed_rank) {
   {
     std::lock_guard<std::mutex> lock(error_mu_);
@@ -71,6 +81,7 @@ void Context::Abort(Status why, int32_t failed_rank) {
     failed_rank_ = failed_rank;
     failed_ = true;
   }
+  failed_cv_.notify_all();
   WEFT_LOG_ERROR("{}", why.message());
   if (backend_)
     backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()), failed_rank,
@@ -129,7 +140,7 @@ Status Context::Leave() {
     auto arrived = store_->Add("destroy/arrived", 1, deadline);
     if (arrived.ok() && *arrived == world_size_) (void)store_->Set("destroy/all", "1", deadline);
     result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
-    if (!failed_) result = Explain(*this, result);
+    if (!result.ok() && !sticky_error().ok()) result = sticky_error();
   }
   comms_.clear();
   backend_.reset();
