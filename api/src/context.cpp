@@ -1,4 +1,5 @@
 #include "api/src/context.hpp"
+#include "api/src/plan_cache.hpp"
 
 #include <unistd.h>
 

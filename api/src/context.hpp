@@ -28,6 +28,8 @@ class StoreClient;
 
 namespace weft::api {
 
+class PlanCache;
+
 class Context {
  public:
   static Result<std::unique_ptr<Context>> Create(const weft_context_options_t* opts);
@@ -57,6 +59,9 @@ class Context {
   // SPEC §6.4: this rank rejected its own arguments; tell the peers, who abort.
   void PublishLocalFailure(const std::string& message);
 
+  // weft_redistribute's plan cache, created on first use, destroyed with the context.
+  PlanCache& plan_cache();
+
  private:
   Context() = default;
   Status Bootstrap(const weft_context_options_t* opts);
@@ -85,6 +90,9 @@ class Context {
   std::deque<std::function<void()>> background_;
   std::thread worker_;
   bool stopping_ = false;
+
+  std::mutex plan_cache_mu_;
+  std::unique_ptr<PlanCache> plan_cache_;
 
   mutable std::mutex error_mu_;
   std::condition_variable failed_cv_;  // notified when failed_ becomes true

@@ -4,7 +4,6 @@
 #include "api/src/context.hpp"
 #include "api/src/context_link.hpp"
 #include "api/src/guard.hpp"
-#include "api/src/plan_handle.hpp"
 
 using weft::Status;
 using weft::api::Guard;
@@ -38,9 +37,7 @@ weft_status_t weft_context_destroy(weft_context_t* ctx) {
   return Guard(__func__, [&] {
     std::unique_ptr<weft_context> owned(ctx);
     if (!owned) return Status::Ok();
-    Status left = owned->impl->Leave();
-    weft::api::ForgetCachedPlans(owned.get());
-    return left;
+    return owned->impl->Leave();
   });
 }
 

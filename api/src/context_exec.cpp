@@ -2,6 +2,7 @@
 #include <string>
 
 #include "api/src/context.hpp"
+#include "api/src/plan_cache.hpp"
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/bootstrap/store_types.hpp"
@@ -165,6 +166,7 @@ Context::~Context() {
   }
   exec_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
+  plan_cache_.reset();  // before the communicators its plans were made for
   comms_.clear();
   backend_.reset();
   if (store_) store_->Close();

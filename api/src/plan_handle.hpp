@@ -38,11 +38,6 @@ Result<std::shared_ptr<const placement::executor::Runnable>> PlanPair(
 Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTensor* const* out,
                    void* stream, const weft_call_options_t* opts, weft_work_t** work, bool borrow);
 
-// Drops weft_redistribute's cached plans of a context (weft_context_destroy, after its pending
-// work has drained), so their buffers go with it and a later context at the same address
-// starts with an empty cache.
-void ForgetCachedPlans(const void* ctx);
-
 }  // namespace weft::api
 
 struct weft_plan {
