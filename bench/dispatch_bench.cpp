@@ -19,17 +19,14 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
+#include "bench/self_world.hpp"
 
 namespace {
 
 constexpr int64_t kCount = 2;  // two float32: 8 bytes
 constexpr DLDataType kFloat32 = {kDLFloat, 32, 1};
 
-void Check(weft_status_t s, const char* what) {
-  if (s == WEFT_OK) return;
-  std::fprintf(stderr, "dispatch_bench: %s failed: %s\n", what, weft_last_error());
-  std::exit(1);
-}
+void Check(weft_status_t s, const char* what) { weft::bench::CheckOk(s, what); }
 
 // One context for the whole run: created on first use, explicitly a world of one on the self
 // backend whatever the environment says.
@@ -40,13 +37,7 @@ struct World {
   DLTensor in{send, {kDLCPU, 0}, 1, kFloat32, shape, nullptr, 0};
   DLTensor out{recv, {kDLCPU, 0}, 1, kFloat32, shape, nullptr, 0};
 
-  World() {
-    weft_context_options_t opts = WEFT_CONTEXT_OPTIONS_INIT;
-    opts.rank = 0;
-    opts.world_size = 1;
-    opts.backend = "self";
-    Check(weft_context_create(&opts, &ctx), "weft_context_create");
-  }
+  World() { ctx = weft::bench::CreateSelfWorld(); }
   ~World() { weft_context_destroy(ctx); }
 };
 

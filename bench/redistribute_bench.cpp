@@ -22,16 +22,13 @@
 #include <vector>
 
 #include "bench/ratio_reporter.hpp"
+#include "bench/self_world.hpp"
 
 namespace {
 
 constexpr DLDataType kFloat32 = {kDLFloat, 32, 1};
 
-void Check(weft_status_t s, const char* what) {
-  if (s == WEFT_OK) return;
-  std::fprintf(stderr, "redistribute_bench: %s failed: %s\n", what, weft_last_error());
-  std::exit(1);
-}
+void Check(weft_status_t s, const char* what) { weft::bench::CheckOk(s, what); }
 
 // A world of one on the self backend, a 1-D mesh of it, and a 2-element float32 tensor
 // redistributed S(0) -> R (on one rank: every step is local, so only dispatch is timed).
@@ -46,11 +43,7 @@ struct World {
   DLTensor out{recv, {kDLCPU, 0}, 1, kFloat32, shape, nullptr, 0};
 
   World() {
-    weft_context_options_t opts = WEFT_CONTEXT_OPTIONS_INIT;
-    opts.rank = 0;
-    opts.world_size = 1;
-    opts.backend = "self";
-    Check(weft_context_create(&opts, &ctx), "weft_context_create");
+    ctx = weft::bench::CreateSelfWorld();
     const int64_t mesh_shape[1] = {1};
     Check(weft_mesh_create(ctx, 1, mesh_shape, nullptr, &mesh), "weft_mesh_create");
     const weft_placement_t s0[1] = {WEFT_PLACEMENT_SHARD(0)};

@@ -73,22 +73,35 @@ ucp_request_param_t Params(Request* r) {
   return p;
 }
 
+// The checks and the request object send and receive share.
+weft_status_t NewRequest(Comm& c, uint64_t count, DLDataType t, int32_t peer, int64_t tag,
+                         const weft_bk_op_t* a, bool is_recv, Checked* k,
+                         std::unique_ptr<weft_bk_request>* out) {
+  const int32_t rank = (peer >= 0 && peer < c.size()) ? c.ranks[peer] : -1;
+  std::string op = Describe(is_recv ? "receive from" : "send to", rank, tag);
+  if (weft_status_t s = Check(c, count, t, peer, tag, a, op, k)) return s;
+  auto r = std::unique_ptr<weft_bk_request>(new (std::nothrow) weft_bk_request());
+  if (!r) return WEFT_ERR_OUT_OF_MEMORY;
+  r->state = c.state;
+  r->is_recv = is_recv;
+  r->peer_rank = rank;
+  r->bytes = k->bytes;
+  r->deadline = DeadlineOf(a);
+  r->op = std::move(op);
+  *out = std::move(r);
+  return WEFT_OK;
+}
+
 }  // namespace
 
 weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
                    int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
   State& st = *c.state;
   Checked k;
-  const int32_t rank = (peer >= 0 && peer < c.size()) ? c.ranks[peer] : -1;
-  const std::string op = Describe("send to", rank, tag);
-  if (weft_status_t s = Check(c, count, t, peer, tag, a, op, &k)) return s;
-  auto r = std::unique_ptr<weft_bk_request>(new (std::nothrow) weft_bk_request());
-  if (!r) return WEFT_ERR_OUT_OF_MEMORY;
-  r->state = &st;
-  r->peer_rank = rank;
-  r->bytes = k.bytes;
-  r->deadline = DeadlineOf(a);
-  r->op = op;
+  std::unique_ptr<weft_bk_request> r;
+  if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, false, &k, &r)) return s;
+  const int32_t rank = r->peer_rank;
+  const std::string& op = r->op;
 
   std::unique_lock<std::mutex> lock(st.mu());
   ucp_ep_h ep = nullptr;
@@ -112,17 +125,10 @@ weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t pee
                    const weft_bk_op_t* a, weft_bk_request_t** req) {
   State& st = *c.state;
   Checked k;
-  const int32_t rank = (peer >= 0 && peer < c.size()) ? c.ranks[peer] : -1;
-  const std::string op = Describe("receive from", rank, tag);
-  if (weft_status_t s = Check(c, count, t, peer, tag, a, op, &k)) return s;
-  auto r = std::unique_ptr<weft_bk_request>(new (std::nothrow) weft_bk_request());
-  if (!r) return WEFT_ERR_OUT_OF_MEMORY;
-  r->state = &st;
-  r->is_recv = true;
-  r->peer_rank = rank;
-  r->bytes = k.bytes;
-  r->deadline = DeadlineOf(a);
-  r->op = op;
+  std::unique_ptr<weft_bk_request> r;
+  if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, true, &k, &r)) return s;
+  const int32_t rank = r->peer_rank;
+  const std::string& op = r->op;
 
   std::unique_lock<std::mutex> lock(st.mu());
   // A receive needs no endpoint, but one from a failed peer would never match.

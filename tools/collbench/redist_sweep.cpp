@@ -15,14 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-std::string WeftError(const std::string& what, weft_status_t s) {
-  return what + ": " + weft_status_string(s) + ": " + weft_last_error();
-}
-
 bool AllreduceInPlace(weft_context_t* ctx, void* data, int64_t count, DLDataType dt, int op,
                       std::string* error) {
   int64_t shape[1] = {count};
@@ -65,16 +57,6 @@ class Reference {
   RawGloo* raw_;
   std::unique_ptr<Case> case_;
 };
-
-Side MakeSide(const std::vector<double>& seconds, int64_t bytes, double factor, int64_t wrong) {
-  Side side;
-  side.present = true;
-  side.time = Summarize(seconds);
-  side.algbw = AlgBw(bytes, side.time.median);
-  side.busbw = side.algbw * factor;
-  side.wrong = wrong;
-  return side;
-}
 
 }  // namespace
 

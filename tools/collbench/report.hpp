@@ -18,6 +18,18 @@ struct Side {
   int64_t wrong = -1;           // summed over ranks; -1: not checked
 };
 
+// One side of a row from its per-iteration times (max over ranks), at nccl-tests' formulas.
+inline Side MakeSide(const std::vector<double>& seconds, int64_t size_bytes, double factor,
+                     int64_t wrong) {
+  Side side;
+  side.present = true;
+  side.time = Summarize(seconds);
+  side.algbw = AlgBw(size_bytes, side.time.median);
+  side.busbw = side.algbw * factor;
+  side.wrong = wrong;
+  return side;
+}
+
 struct Row {
   Op op = Op::kAllreduce;
   std::string pattern, shape;  // redistribute rows (--pattern): the pattern, "rowsxcols"

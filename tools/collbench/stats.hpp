@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,12 @@ inline Summary Summarize(const std::vector<double>& seconds) {
 // algbw = size / time, in GB/s (10^9 bytes, as nccl-tests).
 inline double AlgBw(int64_t size_bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(size_bytes) / seconds / 1e9 : 0;
+}
+
+// Seconds from a to b.
+inline double Seconds(std::chrono::steady_clock::time_point a,
+                      std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
 }
 
 }  // namespace weft::collbench

@@ -16,25 +16,6 @@ const char* RedopName(int redop) {
   return redop >= 0 && redop < 5 ? names[redop] : "?";
 }
 
-double Seconds(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
-std::string WeftError(const char* what, weft_status_t s) {
-  return std::string(what) + ": " + weft_status_string(s) + ": " + weft_last_error();
-}
-
-Side MakeSide(const std::vector<double>& seconds, int64_t size_bytes, double factor,
-              int64_t wrong) {
-  Side side;
-  side.present = true;
-  side.time = Summarize(seconds);
-  side.algbw = AlgBw(size_bytes, side.time.median);
-  side.busbw = side.algbw * factor;
-  side.wrong = wrong;
-  return side;
-}
-
 }  // namespace
 
 bool Sweep::MaxOverRanks(std::vector<double>* seconds, std::string* error) {

@@ -71,18 +71,23 @@ def pattern_reference(pattern):
     return "allgather" if "S" not in dst else "alltoall"
 
 
-def check_patterns(weftrun, collbench, n, backend, patterns, extra):
+def run_sweep(weftrun, collbench, n, backend, args):
+    """Runs collbench under weftrun with --json; exits on failure; returns (JSON, output)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "rows.json")
         cmd = [weftrun, "-n", str(n), "--backend", backend, "--timeout", "60", collbench,
-               "--pattern", patterns, "--json", path] + extra
+               "--json", path] + args
         run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              timeout=90)
         print(run.stdout)
         if run.returncode != 0:
             sys.exit(f"collbench exited with {run.returncode}")
         with open(path) as f:
-            doc = json.load(f)
+            return json.load(f), run.stdout
+
+
+def swept_sizes(extra):
+    """The sizes collbench sweeps for -b/-e/-f in extra (its defaults otherwise)."""
     lo, hi = parse_bytes(arg(extra, "-b", "8")), parse_bytes(arg(extra, "-e", "64M"))
     step = float(arg(extra, "-f", "2"))
     sizes = []
@@ -90,13 +95,19 @@ def check_patterns(weftrun, collbench, n, backend, patterns, extra):
     while s <= hi:
         sizes.append(s)
         s = max(int(s * step), s + 1)
+    return sizes
+
+
+def check_patterns(weftrun, collbench, n, backend, patterns, extra):
+    doc, output = run_sweep(weftrun, collbench, n, backend, ["--pattern", patterns] + extra)
+    sizes = swept_sizes(extra)
     names = patterns.split(",")
     want = [(p, s) for p in names for s in sizes]
     rows = doc["rows"]
     assert len(rows) == len(want), f"{len(rows)} rows, expected {len(want)}"
     for p in names:
-        assert f"# redistribute {p} (reference: " in run.stdout, p
-    assert run.stdout.count("#   plan (rank 0, first size): 1. ") >= len(names), "plans"
+        assert f"# redistribute {p} (reference: " in output, p
+    assert output.count("#   plan (rank 0, first size): 1. ") >= len(names), "plans"
     for row, (pattern, nominal) in zip(rows, want):
         where = f"{pattern} at {nominal} B: {row}"
         rows_, cols = pattern_shape(nominal)
@@ -131,25 +142,8 @@ def main():
     weftrun, collbench, ranks, backend, ops, dtype = sys.argv[1:7]
     extra = sys.argv[7:]
     n = int(ranks)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "rows.json")
-        cmd = [weftrun, "-n", ranks, "--backend", backend, "--timeout", "60", collbench,
-               "-op", ops, "-d", dtype, "--json", path] + extra
-        run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                             timeout=90)
-        print(run.stdout)
-        if run.returncode != 0:
-            sys.exit(f"collbench exited with {run.returncode}")
-        with open(path) as f:
-            doc = json.load(f)
-
-    lo, hi = parse_bytes(arg(extra, "-b", "8")), parse_bytes(arg(extra, "-e", "64M"))
-    step = float(arg(extra, "-f", "2"))
-    sizes = []
-    s = lo
-    while s <= hi:
-        sizes.append(s)
-        s = max(int(s * step), s + 1)
+    doc, output = run_sweep(weftrun, collbench, n, backend, ["-op", ops, "-d", dtype] + extra)
+    sizes = swept_sizes(extra)
     want = [(op, s) for op in ops.split(",") for s in sizes]
     rows = doc["rows"]
     assert doc["ranks"] == n and doc["backend"] == backend, doc
