@@ -29,6 +29,11 @@ ninja -C build/release -j"$JOBS"
 stamp "smoke runs"
 build/release/examples/layout_explain >/dev/null
 build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/allreduce_demo
+build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/domain_conv \
+  --size 128x96 --iters 1 >/dev/null
+build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/domain_conv \
+  --size 125x98 --channels 3 --kernel 4 --stride 2 --iters 1 >/dev/null
+echo "smoke: domain_conv ok"
 build/release/tools/weftrun/weftrun -n 2 --backend gloo build/release/tools/collbench/collbench \
   -b 1K -e 1M -f 32 -n 2 -w 1 -c 1 --raw gloo >/dev/null
 echo "smoke: collbench ok"

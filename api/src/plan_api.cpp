@@ -44,15 +44,11 @@ Result<std::shared_ptr<const executor::Runnable>> PlanPair(const placement::Layo
   return std::shared_ptr<const executor::Runnable>(std::move(batch));
 }
 
-}  // namespace weft::api
-
-namespace {
-
-weft::Result<int32_t> PlanRank(const weft_layout_t* src, const weft_plan_options_t* opts) {
+Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_options_t* opts,
+                         const char* name) {
   int32_t rank = -1;
   if (opts) {
-    WEFT_RETURN_IF_ERROR(
-        weft::api::CheckStructSize(opts, sizeof(*opts), sizeof(weft_plan_options_t), "opts"));
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_plan_options_t), "opts"));
     if (opts->reserved != 0)
       return InvalidArgument("opts->reserved is " + std::to_string(opts->reserved) +
                              " but must be 0");
@@ -60,19 +56,23 @@ weft::Result<int32_t> PlanRank(const weft_layout_t* src, const weft_plan_options
   }
   if (rank < -1) return InvalidArgument("opts->rank is " + std::to_string(rank));
   if (rank >= 0) return rank;
-  const void* ctx = src->layout->mesh().context();
+  const void* ctx = layout.mesh().context();
   if (ctx == nullptr)
-    return InvalidArgument(
-        "opts->rank is -1 but src is on an abstract mesh: pass the rank to plan for");
-  return weft::api::ContextRank(static_cast<const weft_context_t*>(ctx));
+    return InvalidArgument(std::string("opts->rank is -1 but ") + name +
+                           " is on an abstract mesh: pass the rank to plan for");
+  return ContextRank(static_cast<const weft_context_t*>(ctx));
 }
+
+}  // namespace weft::api
+
+namespace {
 
 Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
                   const weft_plan_options_t* opts, weft_plan_t** plan) {
   WEFT_REQUIRE(plan);
   WEFT_REQUIRE(src);
   WEFT_REQUIRE(dst);
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, PlanRank(src, opts));
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src->layout, opts, "src"));
   WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src->layout, dst->layout, rank));
   *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(exec))}).release();
   return Status::Ok();
@@ -88,7 +88,7 @@ Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout
   for (int32_t i = 0; i < n; ++i)
     if (!src[i] || !dst[i])
       return InvalidArgument((src[i] ? "dst[" : "src[") + std::to_string(i) + "] is NULL");
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, PlanRank(src[0], opts));
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src[0]->layout, opts, "src"));
   std::vector<std::shared_ptr<const executor::Executor>> parts;
   for (int32_t i = 0; i < n; ++i) {
     if (!src[i]->layout->mesh().SameAs(dst[i]->layout->mesh()))
@@ -124,6 +124,7 @@ weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* co
 weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(plan);
+    if (plan->halo) return weft::api::WriteText(plan->halo->plan->Describe(), buf, len, needed);
     return weft::api::WriteText(plan->runner.shared->exec->Describe(), buf, len, needed);
   });
 }
@@ -134,6 +135,14 @@ weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats)
     WEFT_REQUIRE(stats);
     WEFT_RETURN_IF_ERROR(
         weft::api::CheckStructSize(stats, sizeof(*stats), sizeof(weft_plan_stats_t), "stats"));
+    if (plan->halo) {
+      const weft::placement::halo::HaloStats h = plan->halo->plan->Stats();
+      stats->steps = h.phases;
+      stats->send_bytes = h.send_bytes;
+      stats->recv_bytes = h.recv_bytes;
+      stats->extra_bytes = h.extra_bytes;
+      return Status::Ok();
+    }
     WEFT_ASSIGN_OR_RETURN(planner::RankStats s, plan->runner.shared->exec->Stats());
     stats->steps = s.steps;
     stats->send_bytes = s.send_bytes;

@@ -7,6 +7,7 @@
 #include "api/src/context.hpp"
 #include "api/src/guard.hpp"
 #include "api/src/plan_handle.hpp"
+#include "api/src/tensor_check.hpp"
 
 namespace weft::api {
 namespace {
@@ -16,68 +17,12 @@ using placement::executor::TensorView;
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-// Checks a DLTensor against this rank's block of `layout` and views it in global coordinates.
-// Inputs may repeat elements (zero strides); outputs may not (SPEC §6.2).
 Result<TensorView> CheckLocal(const DLTensor* t, const std::string& n,
                               const placement::Layout& layout, int32_t rank, bool output) {
-  if (!t) return InvalidArgument(n + " is NULL");
-  const DType dt{t->dtype.code, t->dtype.bits, t->dtype.lanes};
-  if (!(dt == layout.dtype()))
-    return InvalidArgument(n + "->dtype is " + DTypeName(dt) + " but the layout's is " +
-                           DTypeName(layout.dtype()));
-  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
-    return InvalidArgument(n + "->device.device_type is " + Str(t->device.device_type) +
-                           ": redistribute moves CPU and CUDA host memory");
-  TensorView v;
-  v.item = ItemSize(dt);
-  v.block.ndim = layout.ndim();
-  layout.LocalBlock(rank, v.block.shape.data(), v.block.offset.data());
-  if (t->ndim != layout.ndim())
-    return InvalidArgument(n + "->ndim is " + Str(t->ndim) + " but the layout has " +
-                           Str(layout.ndim()) + " dims");
-  if (t->ndim > 0 && !t->shape) return InvalidArgument(n + "->shape is NULL");
-  for (int32_t d = 0; d < t->ndim; ++d)
-    if (t->shape[d] != v.block.shape[d])
-      return InvalidArgument(n + "->shape[" + Str(d) + "] is " + Str(t->shape[d]) + " but rank " +
-                             Str(rank) + "'s local block has " + Str(v.block.shape[d]));
-  int64_t compact = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; --d) {
-    v.strides[d] = t->strides ? t->strides[d] : compact;
-    compact *= t->shape[d];
-  }
-  const int64_t numel = compact;
-  if (!t->data && numel > 0) return InvalidArgument(n + "->data is NULL");
-  if (numel > 0) {
-    // Dims that span more than one element, by stride: each must step past all the inner ones.
-    std::vector<int32_t> dims;
-    for (int32_t d = 0; d < t->ndim; ++d) {
-      if (t->shape[d] <= 1) continue;
-      if (v.strides[d] < 0)
-        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
-                               " but must be >= 0");
-      dims.push_back(d);
-    }
-    std::sort(dims.begin(), dims.end(),
-              [&](int32_t a, int32_t b) { return v.strides[a] < v.strides[b]; });
-    int64_t span = 1;  // elements covered by the dims so far
-    for (int32_t d : dims) {
-      if (output && v.strides[d] < span)
-        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
-                               ": the output's elements overlap (it needs at least " + Str(span) +
-                               ")");
-      span = std::max(span, v.strides[d] * (t->shape[d] - 1) + span);
-    }
-  }
-  v.data = numel > 0 ? static_cast<char*>(t->data) + t->byte_offset : nullptr;
-  return v;
-}
-
-// Bytes [lo, hi) a view can touch.
-std::pair<const char*, const char*> Extent(const TensorView& v) {
-  if (!v.data || v.block.Empty()) return {nullptr, nullptr};
-  int64_t last = 0;
-  for (int32_t d = 0; d < v.block.ndim; ++d) last += v.strides[d] * (v.block.shape[d] - 1);
-  return {v.data, v.data + (last + 1) * v.item};
+  placement::planner::Box block;
+  block.ndim = layout.ndim();
+  layout.LocalBlock(rank, block.shape.data(), block.offset.data());
+  return CheckView(t, n, layout.dtype(), block, "rank " + Str(rank) + "'s local block", output);
 }
 
 // Checks every tensor's buffers; names say which tensor (in, out; in[i], out[i] batched).
@@ -128,23 +73,6 @@ Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers
   }
   return std::make_pair(std::move(vi), std::move(vo));
 }
-
-// Clears the plan's in-flight flag when the execution ends, or when its operation is dropped
-// without running (a context that failed first).
-class BusyFlag {
- public:
-  explicit BusyFlag(std::shared_ptr<std::atomic<bool>> busy) : busy_(std::move(busy)) {}
-  ~BusyFlag() { Release(); }
-  BusyFlag(const BusyFlag&) = delete;
-  BusyFlag& operator=(const BusyFlag&) = delete;
-  void Release() {
-    if (busy_ && !released_.exchange(true)) busy_->store(false);
-  }
-
- private:
-  std::shared_ptr<std::atomic<bool>> busy_;
-  std::atomic<bool> released_{false};
-};
 
 }  // namespace
 

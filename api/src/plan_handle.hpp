@@ -8,6 +8,9 @@
 
 #include "placement/executor/cross_mesh.hpp"
 #include "placement/executor/executor_batch.hpp"
+#include "placement/halo/exec/halo_executor.hpp"
+#include "placement/halo/halo_plan.hpp"
+#include "weft/halo.h"
 #include "weft/redistribute.h"
 
 namespace weft::api {
@@ -28,6 +31,20 @@ struct PlanRunner {
 };
 
 PlanRunner NewRunner(std::shared_ptr<const placement::executor::Runnable> exec);
+// A halo plan (SPEC §4) and what its executions share, as PlanShared + PlanRunner are for
+// redistributes.
+struct HaloShared {
+  std::shared_ptr<const placement::halo::HaloPlan> plan;
+  std::shared_ptr<placement::halo::HaloWorkspace> ws;
+  std::shared_ptr<std::atomic<bool>> busy;  // one execution in flight
+  std::atomic<bool> checked{false};
+  std::atomic<bool> poisoned{false};
+};
+
+// The rank a plan is made for: opts->rank, or the context's (layouts on a context's mesh).
+Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_options_t* opts,
+                         const char* name);
+
 // Plans one redistribute for `rank`: on one mesh, or across two meshes of one context.
 Result<std::shared_ptr<const placement::executor::Runnable>> PlanPair(
     const placement::LayoutPtr& src, const placement::LayoutPtr& dst, int32_t rank);
@@ -40,6 +57,8 @@ Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTe
 
 }  // namespace weft::api
 
+// A redistribute plan (runner) or a halo plan (halo set, runner empty).
 struct weft_plan {
   weft::api::PlanRunner runner;
+  std::shared_ptr<weft::api::HaloShared> halo;
 };

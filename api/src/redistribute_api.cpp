@@ -17,6 +17,7 @@ weft_status_t weft_plan_execute(weft_plan_t* plan, const DLTensor* in, DLTensor*
                                 WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(plan);
+    if (plan->halo) return weft::InvalidUsage("plan is a halo plan: run it with weft_halo_*");
     return weft::api::ExecutePlan(plan->runner, 1, &in, &out, stream, opts, work, false);
   });
 }
@@ -25,6 +26,7 @@ weft_status_t weft_plan_execute_n(weft_plan_t* plan, int32_t n, const DLTensor* 
                                   DLTensor* const* out, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     WEFT_REQUIRE(plan);
+    if (plan->halo) return weft::InvalidUsage("plan is a halo plan: run it with weft_halo_*");
     return weft::api::ExecutePlan(plan->runner, n, in, out, stream, opts, work, false);
   });
 }

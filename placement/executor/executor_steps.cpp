@@ -7,6 +7,7 @@
 
 #include "backends/reduce/reduce.hpp"
 #include "placement/executor/executor.hpp"
+#include "placement/executor/pairwise.hpp"
 
 namespace weft::placement::executor {
 namespace {
@@ -106,12 +107,6 @@ char* SideBase(const Side& s, const TensorView& v, std::vector<char>& stage) {
   return NonNull(Grow(stage, s.staged * v.item));
 }
 
-void PackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& v, char* base) {
-  if (s.direct) return;
-  for (size_t k = 0; k < boxes.size(); ++k)
-    if (!boxes[k].Empty()) Pack(v, boxes[k], base + s.displs[k] * v.item);
-}
-
 void UnpackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& v,
                 const char* base) {
   if (s.direct) return;
@@ -119,93 +114,49 @@ void UnpackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& 
     if (!boxes[k].Empty()) Unpack(base + s.displs[k] * v.item, v, boxes[k]);
 }
 
-// The sides of a data-movement step. For an all-gather the receive side includes this rank's
-// own block (the collective places it), so that the gather can land straight in `to`.
+// The receive side of an all-gather includes this rank's own block (the collective places it),
+// so that the gather can land straight in `to`.
 struct MovementSides {
-  std::vector<Box> send_boxes, recv_boxes;
-  Side send, recv;
-  bool gather = false;     // run as allgatherv
-  bool own_direct = true;  // allgatherv: this rank's block is sent from `from` in place
-  bool keep_sent = false;  // alltoallv: the kept block travels as this rank's own entry
+  std::vector<Box> recv_boxes;
+  Side recv;
+  bool own_direct = true;  // this rank's block is sent from `from` in place
 };
 
-// Whether a direct side's pieces lie back to back in member order from its base: the layout
-// a backend can pass through untouched (Gloo's alltoallv needs it, and stages otherwise).
-bool BackToBack(const Side& s) {
-  uint64_t at = 0;
-  for (size_t k = 0; k < s.counts.size(); ++k) {
-    if (s.counts[k] == 0) continue;
-    if (s.displs[k] != at) return false;
-    at += s.counts[k];
-  }
-  return true;
-}
-
-// Whether the all-to-all carries the block this rank keeps as its own entry (the collective
-// copies it) instead of a separate local copy. Left out, the kept block can leave a hole among
-// the pieces of a direct side, and the backend may then stage that whole side; carried, it
-// costs one more copy of the kept block where the other side is staged anyway. So: carried
-// only when it closes such a hole and every direct side can hold it in place. The choice
-// depends only on this rank's views: the own entry's counts (send == recv) are local, so the
-// collective agrees whichever way each rank decides.
-bool SendKeep(const RankStep& rs, const std::vector<Box>& send_boxes,
-              const std::vector<Box>& recv_boxes, const TensorView& from, const TensorView& to) {
-  if (!rs.keep || rs.keep->Empty()) return false;
-  const Side send = PlanSide(send_boxes, from), recv = PlanSide(recv_boxes, to);
-  const bool hole = (send.direct && !BackToBack(send)) || (recv.direct && !BackToBack(recv));
-  return hole && (!send.direct || IsContiguous(from, *rs.keep)) &&
-         (!recv.direct || IsContiguous(to, *rs.keep));
-}
-
-MovementSides PlanMovement(const Step& step, const RankStep& rs, const TensorView& from,
-                           const TensorView& to) {
+MovementSides PlanMovement(const RankStep& rs, const TensorView& from, const TensorView& to) {
   MovementSides m;
-  const size_t n = rs.group.size();
-  const auto self = static_cast<size_t>(rs.self_index);
-  m.send_boxes = ByMember(rs.sends, n, rs.from_block.ndim);
-  m.recv_boxes = ByMember(rs.recvs, n, rs.to_block.ndim);
-  if (step.kind == StepKind::kAllGather) {
-    // Always an allgatherv, whatever the buffers: the collective must not depend on one
-    // rank's strides. This rank's own block travels with the others (the collective places
-    // it), so a contiguous `to` receives everything in place.
-    if (rs.keep) m.recv_boxes[self] = *rs.keep;
-    m.gather = true;
-    m.recv = PlanSide(m.recv_boxes, to);
-    m.own_direct = !rs.keep || IsContiguous(from, *rs.keep);
-    return m;
-  }
-  if (SendKeep(rs, m.send_boxes, m.recv_boxes, from, to)) {
-    m.keep_sent = true;
-    m.send_boxes[self] = m.recv_boxes[self] = *rs.keep;
-  }
-  m.send = PlanSide(m.send_boxes, from);
+  // Always an allgatherv, whatever the buffers: the collective must not depend on one rank's
+  // strides. This rank's own block travels with the others (the collective places it), so a
+  // contiguous `to` receives everything in place.
+  m.recv_boxes = ByMember(rs.recvs, rs.group.size(), rs.to_block.ndim);
+  if (rs.keep) m.recv_boxes[static_cast<size_t>(rs.self_index)] = *rs.keep;
   m.recv = PlanSide(m.recv_boxes, to);
+  m.own_direct = !rs.keep || IsContiguous(from, *rs.keep);
   return m;
 }
 
 Status Movement(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
                 Workspace& ws, Communicator& comm, const OpArgs& args) {
-  const DType t = step.from->dtype();
-  MovementSides m = PlanMovement(step, rs, from, to);
-  char* recv = SideBase(m.recv, to, ws.recv);
-  if (m.gather) {
-    const int64_t mine = rs.keep ? rs.keep->Volume() : 0;
-    const char* send = NonNull(rs.keep ? from.At(rs.keep->offset.data()) : nullptr);
-    if (!m.own_direct) {
-      char* packed = Grow(ws.send, mine * from.item);
-      Pack(from, *rs.keep, packed);
-      send = packed;
-    }
-    WEFT_RETURN_IF_ERROR(comm.Allgatherv(send, static_cast<uint64_t>(mine), recv, m.recv.counts,
-                                         m.recv.displs, t, args));
-    UnpackSide(m.recv, m.recv_boxes, to, recv);
-    return Status::Ok();
+  if (step.kind != StepKind::kAllGather) {
+    // Pipelined point-to-point rather than the backend's all-to-all-v: packing, the kept
+    // block's copy and unpacking overlap the transfers (pairwise.hpp).
+    const size_t n = rs.group.size();
+    return PairwiseExchange(ByMember(rs.sends, n, rs.from_block.ndim),
+                            ByMember(rs.recvs, n, rs.to_block.ndim),
+                            static_cast<size_t>(rs.self_index), rs.keep ? &*rs.keep : nullptr, from,
+                            to, ws.send, ws.recv, comm, args);
   }
-  char* send = SideBase(m.send, from, ws.send);
-  PackSide(m.send, m.send_boxes, from, send);
-  if (rs.keep && !m.keep_sent) CopyBox(from, to, *rs.keep);
-  WEFT_RETURN_IF_ERROR(comm.Alltoallv(send, m.send.counts, m.send.displs, recv, m.recv.counts,
-                                      m.recv.displs, t, args));
+  const DType t = step.from->dtype();
+  MovementSides m = PlanMovement(rs, from, to);
+  char* recv = SideBase(m.recv, to, ws.recv);
+  const int64_t mine = rs.keep ? rs.keep->Volume() : 0;
+  const char* send = NonNull(rs.keep ? from.At(rs.keep->offset.data()) : nullptr);
+  if (!m.own_direct) {
+    char* packed = Grow(ws.send, mine * from.item);
+    Pack(from, *rs.keep, packed);
+    send = packed;
+  }
+  WEFT_RETURN_IF_ERROR(comm.Allgatherv(send, static_cast<uint64_t>(mine), recv, m.recv.counts,
+                                       m.recv.displs, t, args));
   UnpackSide(m.recv, m.recv_boxes, to, recv);
   return Status::Ok();
 }
@@ -305,10 +256,15 @@ int64_t StagedBytes(const Step& step, const RankStep& rs, const TensorView& from
       if (!send_direct) bytes += rs.from_block.Volume() * item;
       return bytes;
     }
-    default: {
-      const MovementSides m = PlanMovement(step, rs, from, to);
+    case StepKind::kAllToAll:
+    case StepKind::kExchange:
+      return PairwiseStagedBytes(ByMember(rs.sends, rs.group.size(), rs.from_block.ndim),
+                                 ByMember(rs.recvs, rs.group.size(), rs.to_block.ndim),
+                                 static_cast<size_t>(rs.self_index), from, to);
+    default: {  // all-gather
+      const MovementSides m = PlanMovement(rs, from, to);
       const int64_t own = rs.keep ? rs.keep->Volume() : 0;
-      return (m.gather ? (m.own_direct ? 0 : own) : m.send.staged) * item + m.recv.staged * item;
+      return (m.own_direct ? 0 : own) * item + m.recv.staged * item;
     }
   }
 }

@@ -100,8 +100,15 @@ void Unpack(const char* src, const TensorView& v, const Box& box) {
 
 void FillBox(const TensorView& v, const Box& box, const char* element) {
   const int64_t item = v.item, vs = InnerStride(v);
+  // All-zero elements (zeros, +0.0) on contiguous rows: one memset a row.
+  bool zero = true;
+  for (int64_t b = 0; b < item; ++b) zero = zero && element[b] == 0;
   ForEachRow(box, [&](const int64_t* g, int64_t len) {
     char* d = v.At(g);
+    if (zero && vs == 1) {
+      std::memset(d, 0, static_cast<size_t>(len * item));
+      return;
+    }
     for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * vs * item, element, item);
   });
 }

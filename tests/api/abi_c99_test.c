@@ -376,6 +376,54 @@ static void check_redistribute(weft_context_t* ctx) {
   CHECK_OK(weft_mesh_destroy(mesh));
 }
 
+/* Halo on a one-rank mesh (SPEC §4): a periodic window of one row each side wraps the tensor
+ * around; the in-place form fills only the ghost cells; accumulate is the adjoint (each edge
+ * row also receives its wrapped copy); the derived window of a 3-wide convolution is [-1, 5). */
+static void check_halo(weft_context_t* ctx) {
+  float x[4] = {1, 2, 3, 4}, p[6], g[4];
+  int64_t shape[1] = {4}, pshape[1] = {0}, origin[1] = {0}, windows[2] = {0, 0}, sizes[1] = {0};
+  int64_t n_out = 0;
+  const int64_t one[1] = {1};
+  const weft_placement_t s0 = WEFT_PLACEMENT_SHARD(0);
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  DLTensor tx = vector_of(x, shape), tp, tg = vector_of(g, shape);
+  weft_mesh_t* mesh = NULL;
+  weft_layout_t* layout = NULL;
+  weft_plan_t* plan = NULL;
+  weft_halo_dim_t dim;
+  weft_halo_desc_t desc = WEFT_HALO_DESC_INIT;
+  weft_window_op_t op = WEFT_WINDOW_OP_INIT;
+  weft_plan_stats_t stats = WEFT_PLAN_STATS_INIT;
+  memset(&dim, 0, sizeof(dim));
+  dim.boundary_lo = dim.boundary_hi = WEFT_BOUNDARY_PERIODIC;
+  dim.lo = dim.hi = dim.pad_lo = dim.pad_hi = 1;
+  desc.ndims = 1;
+  desc.dims = &dim;
+  CHECK_OK(weft_mesh_create(ctx, 1, one, NULL, &mesh));
+  CHECK_OK(weft_layout_create(mesh, 1, shape, f32, &s0, &layout));
+  CHECK_OK(weft_halo_plan_create(layout, &desc, NULL, &plan));
+  CHECK_OK(weft_halo_padded_shape(plan, -1, pshape, origin));
+  CHECK(pshape[0] == 6 && origin[0] == -1);
+  tp = vector_of(p, pshape);
+  memset(p, 0, sizeof(p));
+  CHECK_OK(weft_halo_exchange(plan, &tx, &tp, NULL, NULL, NULL));
+  CHECK(p[0] == 4 && p[1] == 1 && p[4] == 4 && p[5] == 1);
+  p[0] = p[5] = 0;
+  CHECK_OK(weft_halo_exchange_inplace(plan, &tp, NULL, NULL, NULL));
+  CHECK(p[0] == 4 && p[5] == 1);
+  CHECK_OK(weft_halo_accumulate(plan, &tp, &tg, 0, NULL, NULL, NULL));
+  CHECK(g[0] == 2 && g[1] == 2 && g[2] == 3 && g[3] == 8);
+  CHECK_OK(weft_plan_stats(plan, &stats));
+  CHECK(stats.send_bytes == 0 && stats.recv_bytes == 0);
+  CHECK_OK(weft_plan_destroy(plan));
+  op.kernel = 3;
+  op.pad_lo = op.pad_hi = 1;
+  CHECK_OK(weft_halo_derive_windows(layout, 0, &op, windows, 1, sizes, &n_out));
+  CHECK(windows[0] == -1 && windows[1] == 5 && sizes[0] == 4 && n_out == 4);
+  CHECK_OK(weft_layout_destroy(layout));
+  CHECK_OK(weft_mesh_destroy(mesh));
+}
+
 /* After an abort every call fails with WEFT_ERR_ABORTED and the context reports it. */
 static void check_abort(weft_context_t* ctx) {
   weft_status_t sticky = WEFT_OK;
@@ -400,6 +448,7 @@ static void check_runtime(void) {
   check_collectives(ctx);
   check_work_and_mesh(ctx);
   check_redistribute(ctx);
+  check_halo(ctx);
   check_abort(ctx);
   CHECK_OK(weft_context_destroy(ctx));
 }

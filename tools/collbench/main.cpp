@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/collbench/halo_pattern.hpp"
+#include "tools/collbench/halo_sweep.hpp"
 #include "tools/collbench/options.hpp"
 #include "tools/collbench/pattern.hpp"
 #include "tools/collbench/raw_gloo.hpp"
@@ -83,6 +85,29 @@ bool RunPatterns(weft::collbench::RedistSweep& sweep, const Options& o, bool pri
   return true;
 }
 
+// Every halo pattern of --pattern over every size (face bytes); rank 0 prints the pattern's
+// plan (its first row) with the header, then each row.
+bool RunHaloPatterns(weft::collbench::HaloSweep& sweep, const Options& o, bool print,
+                     std::vector<Row>* rows, std::string* error) {
+  std::vector<weft::collbench::HaloPattern> patterns;
+  if (!weft::collbench::ParseHaloPatterns(o.patterns, &patterns, error)) return false;
+  for (const auto& p : patterns) {
+    bool first = true;
+    for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes; bytes = NextSize(bytes, o.factor)) {
+      std::string plan;
+      std::vector<Row> measured;
+      if (!sweep.Measure(p, bytes, first ? &plan : nullptr, &measured, error)) return false;
+      for (Row& row : measured) {
+        if (print && first) weft::collbench::PrintHaloHeader(stdout, row, plan);
+        first = false;
+        if (print) weft::collbench::PrintHaloRow(stdout, row);
+        rows->push_back(std::move(row));
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,6 +144,10 @@ int main(int argc, char** argv) {
   }
   weft::collbench::RedistSweep redist(ctx, rank, nranks, o, raw.get());
   if (!o.patterns.empty() && !RunPatterns(redist, o, rank == 0, &rows, &error)) {
+    return Fail(ctx, rank, error);
+  }
+  weft::collbench::HaloSweep halo(ctx, rank, nranks, o);
+  if (!o.patterns.empty() && !RunHaloPatterns(halo, o, rank == 0, &rows, &error)) {
     return Fail(ctx, rank, error);
   }
 

@@ -1,5 +1,6 @@
 #include "tools/collbench/options.hpp"
 
+#include "tools/collbench/halo_pattern.hpp"
 #include "tools/collbench/pattern.hpp"
 
 #include <weft/types.h>
@@ -84,9 +85,10 @@ bool Apply(const std::string& flag, const std::string& value, Options* o) {
   if (flag == "-op" || flag == "--ops") return o->ops_given = ParseOps(value, &o->ops);
   if (flag == "--pattern") {
     std::vector<Pattern> patterns;
+    std::vector<HaloPattern> halos;
     std::string ignored;
     o->patterns = value;
-    return ParsePatterns(value, &patterns, &ignored);
+    return ParsePatterns(value, &patterns, &ignored) && ParseHaloPatterns(value, &halos, &ignored);
   }
   if (flag == "--json") return !(o->json_path = value).empty();
   if (flag == "--raw") {
@@ -173,6 +175,11 @@ std::string Usage() {
          "                ops: S0-R, P-S0, S0-S1, R-S0, P-R, Pmax-R, 2d:S0S1-S1S0, ... (a\n"
          "                2-D float32 tensor of `size` bytes), each next to the collective it\n"
          "                needs (Weft's, or raw Gloo's with --raw gloo); see README.md\n"
+         "                Halo patterns: halo1d, halo1d-strided, halo2d-box, halo2d-star,\n"
+         "                halo3d, halo3d-star, each optionally -inplace (halo1d-inplace: two\n"
+         "                interior sizes, same halo): a periodic halo exchange with faces of\n"
+         "                `size` bytes next to raw weft_send/weft_recv of the same messages\n"
+         "                (+ the same packing and interior copy); see README.md\n"
          "  --json FILE   write one record per row (rank 0)\n"
          "  --raw gloo    also run each row through Gloo's C++ API directly, same sizes,\n"
          "                interleaved, and print Weft's busbw over raw Gloo's\n";

@@ -35,7 +35,7 @@ struct Options {
   int redop = 0;  // WEFT_REDUCE_SUM
   std::vector<Op> ops = {Op::kAllreduce};
   bool ops_given = false;  // -op on the command line (with --pattern, ops run only then)
-  std::string patterns;    // --pattern LIST, validated (ParsePatterns); empty: none
+  std::string patterns;    // --pattern LIST (redistribute and halo items, validated); empty: none
   std::string json_path;   // empty: no JSON
   bool raw_gloo = false;
   bool help = false;

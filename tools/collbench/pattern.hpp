@@ -20,7 +20,8 @@ struct Pattern {
 };
 
 // "S0-R,P-S0,2d:S0S1-S1S0": tokens R, S0, S1, P (= Psum), Psum, Pavg, Pmax, Pmin, Pprod;
-// one token per side on a 1-D mesh, two after "2d:". false with *error on a bad item.
+// one token per side on a 1-D mesh, two after "2d:". Halo items ("halo...", halo_pattern.hpp)
+// are skipped. false with *error on a bad item or an empty list.
 bool ParsePatterns(const std::string& list, std::vector<Pattern>* patterns, std::string* error);
 
 // The 2-D mesh a "2d:" pattern uses for n ranks: 2 x n/2 when n is even, else 1 x n.

@@ -15,15 +15,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool AllreduceInPlace(weft_context_t* ctx, void* data, int64_t count, DLDataType dt, int op,
-                      std::string* error) {
-  int64_t shape[1] = {count};
-  DLTensor t{data, {kDLCPU, 0}, 1, dt, shape, nullptr, 0};
-  const weft_status_t s = weft_allreduce(ctx, nullptr, 0, &t, &t, op, nullptr, nullptr, nullptr);
-  if (s != WEFT_OK) *error = WeftError("allreduce of the results", s);
-  return s == WEFT_OK;
-}
-
 // The reference collective: Weft's on the same backend, or raw Gloo.
 class Reference {
  public:

@@ -31,11 +31,22 @@ void JsonRow(std::FILE* f, const RunInfo& info, const Row& r) {
                "    {\"op\": \"%s\", \"ranks\": %d, \"backend\": \"%s\", \"size\": %lld, "
                "\"count\": %lld, \"type\": \"%s\", \"redop\": \"%s\", \"iters\": %d, "
                "\"warmup\": %d, ",
-               r.pattern.empty() ? OpName(r.op) : "redistribute", info.ranks, info.backend.c_str(),
-               static_cast<long long>(r.size_bytes), static_cast<long long>(r.count),
-               r.type.c_str(), r.redop.c_str(), info.options->iters, info.options->warmup);
+               r.halo              ? "halo"
+               : r.pattern.empty() ? OpName(r.op)
+                                   : "redistribute",
+               info.ranks, info.backend.c_str(), static_cast<long long>(r.size_bytes),
+               static_cast<long long>(r.count), r.type.c_str(), r.redop.c_str(),
+               info.options->iters, info.options->warmup);
   if (!r.pattern.empty()) {
     std::fprintf(f, "\"pattern\": \"%s\", \"shape\": \"%s\", ", r.pattern.c_str(), r.shape.c_str());
+  }
+  if (r.halo) {
+    std::fprintf(f,
+                 "\"local\": \"%s\", \"depth\": %lld, \"recv_bytes\": %lld, "
+                 "\"raw_recv_bytes\": %lld, \"messages\": %lld, ",
+                 r.local.c_str(), static_cast<long long>(r.depth),
+                 static_cast<long long>(r.recv_bytes), static_cast<long long>(r.raw_recv_bytes),
+                 static_cast<long long>(r.messages));
   }
   // The row's own columns at top level, as in the table.
   std::fprintf(f,
@@ -52,6 +63,19 @@ void JsonRow(std::FILE* f, const RunInfo& info, const Row& r) {
                  r.raw_kind.c_str(), r.ratio, r.ratio_q1, r.ratio_q3);
   }
   std::fprintf(f, "}");
+}
+
+// The plan's description as comment lines.
+void PrintPlan(std::FILE* out, const std::string& plan) {
+  std::string line;
+  for (const char c : plan + "\n") {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    std::fprintf(out, "#   plan (rank 0, first size): %s\n", line.c_str());
+    line.clear();
+  }
 }
 
 }  // namespace
@@ -102,15 +126,7 @@ void PrintRow(std::FILE* out, const Row& r, bool raw) {
 void PrintPatternHeader(std::FILE* out, const Row& first, const std::string& plan) {
   std::fprintf(out, "#\n# redistribute %s (reference: %s)\n", first.pattern.c_str(),
                first.raw.present ? first.raw_kind.c_str() : "none, no communication");
-  std::string line;
-  for (const char c : plan + "\n") {
-    if (c != '\n') {
-      line += c;
-      continue;
-    }
-    std::fprintf(out, "#   plan (rank 0, first size): %s\n", line.c_str());
-    line.clear();
-  }
+  PrintPlan(out, plan);
   std::fprintf(out, "# %12s %12s %10s %6s %10s %8s %8s %6s", "size", "shape", "type", "", "time",
                "algbw", "busbw", "#wrong");
   std::fprintf(out, " %10s %8s %8s %6s %7s %15s\n", "ref time", "algbw", "busbw", "#wrong", "ratio",
@@ -131,6 +147,34 @@ void PrintPatternRow(std::FILE* out, const Row& r) {
     std::fprintf(out, " %7s %15s", "-", "-");
   }
   std::fprintf(out, "\n");
+  std::fflush(out);
+}
+
+void PrintHaloHeader(std::FILE* out, const Row& first, const std::string& plan) {
+  std::fprintf(out, "#\n# halo %s (periodic; reference: %s, same messages)\n",
+               first.pattern.c_str(), first.raw_kind.c_str());
+  PrintPlan(out, plan);
+  std::fprintf(out, "# %12s %12s %12s %5s %10s %4s %10s %8s %6s %10s %8s %6s %7s %15s\n", "size",
+               "shape", "local", "depth", "recv", "msgs", "time", "recv bw", "#wrong", "raw time",
+               "recv bw", "#wrong", "ratio", "ratio q1..q3");
+  std::fprintf(out, "# %12s %12s %12s %5s %10s %4s %10s %8s %6s %10s %8s %6s %7s %15s\n",
+               "(B, face)", "(global)", "", "", "(B/rank)", "", "(us)", "(GB/s)", "", "(us)",
+               "(GB/s)", "", "", "");
+}
+
+void PrintHaloRow(std::FILE* out, const Row& r) {
+  std::fprintf(out, "  %12lld %12s %12s %5lld %10lld %4lld", static_cast<long long>(r.size_bytes),
+               r.shape.c_str(), r.local.c_str(), static_cast<long long>(r.depth),
+               static_cast<long long>(r.recv_bytes), static_cast<long long>(r.messages));
+  for (const Side* s : {&r.weft, &r.raw}) {
+    std::fprintf(out, " %10.1f %8.3f", s->time.median * 1e6, s->algbw);
+    if (s->wrong < 0) {
+      std::fprintf(out, " %6s", "N/A");
+    } else {
+      std::fprintf(out, " %6lld", static_cast<long long>(s->wrong));
+    }
+  }
+  std::fprintf(out, " %7.3f   %5.3f..%5.3f\n", r.ratio, r.ratio_q1, r.ratio_q3);
   std::fflush(out);
 }
 

@@ -37,6 +37,13 @@ struct Row {
   std::string type, redop;
   Side weft, raw;
   std::string raw_kind;  // pattern rows: the reference collective ("weft allgather")
+  // Halo rows (--pattern halo...): size is the bytes of one face, shape the global shape; the
+  // local block, the halo depth, and (max over ranks) the bytes one rank receives per exchange
+  // through the plan (weft_plan_stats) and through the raw reference, and the raw reference's
+  // messages per rank. Both sides' algbw = busbw = their received bytes / time.
+  bool halo = false;
+  std::string local;
+  int64_t depth = 0, recv_bytes = 0, raw_recv_bytes = 0, messages = 0;
   // Weft's busbw over raw's: the ratio of median times (raw / Weft), and the quartiles of the
   // per-iteration ratios (each iteration runs Weft and raw back to back).
   double ratio = 0, ratio_q1 = 0, ratio_q3 = 0;
@@ -55,6 +62,9 @@ void PrintRow(std::FILE* out, const Row& row, bool raw);
 // steps (as comment lines), then rows with the global shape in place of count.
 void PrintPatternHeader(std::FILE* out, const Row& first, const std::string& plan);
 void PrintPatternRow(std::FILE* out, const Row& row);
+// Halo rows: a header naming the pattern and its raw reference, the plan's steps, then rows.
+void PrintHaloHeader(std::FILE* out, const Row& first, const std::string& plan);
+void PrintHaloRow(std::FILE* out, const Row& row);
 // false when the file cannot be written.
 bool WriteJson(const std::string& path, const RunInfo& info, const std::vector<Row>& rows);
 

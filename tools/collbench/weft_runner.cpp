@@ -28,6 +28,21 @@ weft_status_t SendRecvRing(weft_context_t* ctx, Case& c, Tensor& send, Tensor& r
 
 }  // namespace
 
+bool AllreduceInPlace(weft_context_t* ctx, void* data, int64_t count, DLDataType dt, int op,
+                      std::string* error) {
+  int64_t shape[1] = {count};
+  DLTensor t{data, {kDLCPU, 0}, 1, dt, shape, nullptr, 0};
+  const weft_status_t s = weft_allreduce(ctx, nullptr, 0, &t, &t, op, nullptr, nullptr, nullptr);
+  if (s != WEFT_OK) *error = WeftError("allreduce of the results", s);
+  return s == WEFT_OK;
+}
+
+bool Barrier(weft_context_t* ctx, std::string* error) {
+  const weft_status_t s = weft_barrier(ctx, nullptr, 0, nullptr, nullptr, nullptr);
+  if (s != WEFT_OK) *error = WeftError("barrier", s);
+  return s == WEFT_OK;
+}
+
 weft_status_t RunWeft(weft_context_t* ctx, Case& c) {
   const Geometry& g = c.geometry();
   const DLDataType dt = c.dtype().dl;

@@ -18,4 +18,12 @@ inline std::string WeftError(const std::string& what, weft_status_t s) {
 // right one blocking, then waits (a ring of blocking sends alone could deadlock).
 weft_status_t RunWeft(weft_context_t* ctx, Case& c);
 
+// In-place all-reduce of `count` values over the world (results of a row: times, counts);
+// false with *error on failure.
+bool AllreduceInPlace(weft_context_t* ctx, void* data, int64_t count, DLDataType dt, int op,
+                      std::string* error);
+
+// A world barrier; false with *error on failure.
+bool Barrier(weft_context_t* ctx, std::string* error);
+
 }  // namespace weft::collbench

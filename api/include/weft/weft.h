@@ -3,13 +3,15 @@
 #ifndef WEFT_WEFT_H_
 #define WEFT_WEFT_H_
 
+#include "weft/collectives.h"
+#include "weft/context.h"
+#include "weft/halo.h"
+#include "weft/halo_windows.h"
+#include "weft/layout.h"
+#include "weft/mesh.h"
+#include "weft/redistribute.h"
 #include "weft/status.h"
 #include "weft/types.h"
-#include "weft/mesh.h"
-#include "weft/layout.h"
-#include "weft/context.h"
 #include "weft/work.h"
-#include "weft/collectives.h"
-#include "weft/redistribute.h"
 
 #endif /* WEFT_WEFT_H_ */

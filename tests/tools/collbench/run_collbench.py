@@ -13,6 +13,13 @@ With --pattern (redistribute rows): one record per (pattern, size); the global s
 redistribute and its reference collective, which is the one the transition needs (allgather
 for S -> R, reduce_scatter for P -> S, allreduce for P -> R, alltoall for S(a) -> S(b), none
 for R -> S); ratio = reference time / redistribute time; each pattern's plan is printed.
+
+Halo items in the --pattern list (halo1d, halo2d-star, ..., after the redistribute rows): one
+record per (pattern, size, interior), the face, local block and depth of collbench's README;
+#wrong == 0 for the exchange and its raw reference; both receive exactly the ghost cells that
+other ranks own (a closed form of the geometry: box faces in dimension phases carry the
+ghosts of earlier phases, star faces do not; a mesh dim of extent 1 wraps onto the rank
+itself and moves nothing); algbw = received bytes / time; ratio = raw time / halo time.
 """
 import json
 import os
@@ -98,12 +105,104 @@ def swept_sizes(extra):
     return sizes
 
 
+def near_cube(n, k):
+    """n as k near-equal factors, largest first (collbench's mesh for k windowed dims)."""
+    factors, rest, f = [], n, 2
+    while f * f <= rest:
+        while rest % f == 0:
+            factors.append(f)
+            rest //= f
+        f += 1
+    if rest > 1:
+        factors.append(rest)
+    shape = [1] * k
+    for f in sorted(factors, reverse=True):
+        shape[shape.index(min(shape))] *= f
+    return sorted(shape, reverse=True)
+
+
+def halo_rows(name, nominal, n):
+    """The expected rows of a halo pattern at one size: (local, depth, global, face, recv)."""
+    base, mods = name.split("-")[0], name.split("-")[1:]
+    windowed = {"halo1d": [1] if "strided" in mods else [0], "halo2d": [0, 1],
+                "halo3d": [0, 1, 2]}[base]
+    star = "star" in mods
+    mesh = near_cube(n, len(windowed))
+    e = nominal // 4
+    rows = []
+    for scale in ([1, 8] if "inplace" in mods and len(windowed) == 1 else [1]):
+        if windowed == [0]:
+            depth, local = 1, [2 * scale, e]
+        elif windowed == [1]:
+            depth, local = 4, [e // 4, 8 * scale]
+        elif len(windowed) == 2:
+            depth = 1
+            while 2 * (2 * depth) ** 2 <= e:
+                depth *= 2
+            local = [e // depth * scale, e // depth]
+        else:
+            depth = 1
+            while 4 * (2 * depth) ** 3 <= e:
+                depth *= 2
+            side = int((e // depth) ** 0.5)
+            while side * side > e // depth:
+                side -= 1
+            while (side + 1) ** 2 <= e // depth:
+                side += 1
+            local = [side * scale, side, side]
+        if min(local) < max(depth, 1):
+            continue
+        padded = [x + (2 * depth if d in windowed else 0) for d, x in enumerate(local)]
+        glob = list(local)
+        for k, d in enumerate(windowed):
+            glob[d] *= mesh[k]
+        face = depth * 4
+        for d, x in enumerate(local):
+            face *= x if d != windowed[0] else 1
+        recv = 0
+        for k, d in enumerate(windowed):
+            if mesh[k] == 1:
+                continue
+            cells = 2 * depth
+            for j, x in enumerate(local):
+                if j == d:
+                    continue
+                earlier = j in windowed and windowed.index(j) < k
+                cells *= padded[j] if earlier and not star else x
+            recv += cells * 4
+        rows.append(("x".join(map(str, local)), depth, "x".join(map(str, glob)), face, recv))
+    return rows
+
+
+def check_halo(rows, output, names, sizes, n):
+    want = [(p, s, r) for p in names for s in sizes for r in halo_rows(p, s, n)]
+    assert len(rows) == len(want), f"{len(rows)} halo rows, expected {len(want)}"
+    for p in names:
+        assert f"# halo {p} (periodic; reference: weft_send/recv" in output, p
+    for row, (pattern, nominal, (local, depth, glob, face, recv)) in zip(rows, want):
+        where = f"{pattern} at {nominal} B: {row}"
+        assert row["op"] == "halo" and row["pattern"] == pattern, where
+        assert (row["local"], row["depth"], row["shape"]) == (local, depth, glob), where
+        assert row["size"] == face and row["count"] * 4 == face, where
+        assert row["recv_bytes"] == recv and row["raw_recv_bytes"] == recv, where
+        assert row["wrong"] == 0 and row["raw"]["wrong"] == 0, where
+        assert 0 < row["time_min_us"] <= row["time_us"] <= row["time_max_us"], where
+        for side in (row, row["raw"]):
+            algbw = recv / (side["time_us"] * 1e-6) / 1e9
+            assert abs(side["algbw_GBps"] - algbw) <= 1e-5 + 1e-3 * algbw, where
+        ratio = row["raw"]["time_us"] / row["time_us"]
+        assert abs(row["ratio"] - ratio) <= 1e-4 + 1e-3 * ratio, where
+    print(f"ok: {len(rows)} halo rows")
+
+
 def check_patterns(weftrun, collbench, n, backend, patterns, extra):
     doc, output = run_sweep(weftrun, collbench, n, backend, ["--pattern", patterns] + extra)
     sizes = swept_sizes(extra)
-    names = patterns.split(",")
+    halos = [p for p in patterns.split(",") if p.startswith("halo")]
+    names = [p for p in patterns.split(",") if not p.startswith("halo")]
+    check_halo([r for r in doc["rows"] if r["op"] == "halo"], output, halos, sizes, n)
     want = [(p, s) for p in names for s in sizes]
-    rows = doc["rows"]
+    rows = [r for r in doc["rows"] if r["op"] != "halo"]
     assert len(rows) == len(want), f"{len(rows)} rows, expected {len(want)}"
     for p in names:
         assert f"# redistribute {p} (reference: " in output, p
@@ -131,7 +230,7 @@ def check_patterns(weftrun, collbench, n, backend, patterns, extra):
         ratio = row["raw"]["time_us"] / row["time_us"]
         assert abs(row["ratio"] - ratio) <= 1e-4 + 1e-3 * ratio, where  # JSON has 4 decimals
         assert row["ratio_q1"] <= row["ratio_q3"], where
-    print(f"ok: {len(rows)} pattern rows")
+    print(f"ok: {len(rows)} redistribute pattern rows")
 
 
 def main():

@@ -1,0 +1,126 @@
+// extern "C" layer for halo plans: create (descriptor checks) and the padded shapes.
+// Executions: halo_exec.cpp.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "api/src/guard.hpp"
+#include "api/src/handles.hpp"
+#include "api/src/plan_handle.hpp"
+
+using weft::InvalidArgument;
+using weft::Status;
+using weft::api::Guard;
+namespace halo = weft::placement::halo;
+
+namespace {
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+// The C descriptor as C++ values, every field checked (the same verdict on every rank).
+weft::Result<halo::HaloSpec> ToSpec(const weft_halo_desc_t* desc,
+                                    const weft::placement::Layout& l) {
+  WEFT_RETURN_IF_ERROR(
+      weft::api::CheckStructSize(desc, sizeof(*desc), sizeof(weft_halo_desc_t), "desc"));
+  halo::HaloSpec s;
+  if (desc->ndims < 1 || desc->ndims > l.ndim())
+    return InvalidArgument("desc->ndims is " + Str(desc->ndims) + " but must be in [1, " +
+                           Str(l.ndim()) + "] (the layout's dims)");
+  if (!desc->dims) return InvalidArgument("desc->dims is NULL");
+  if (desc->stencil != WEFT_STENCIL_BOX && desc->stencil != WEFT_STENCIL_STAR)
+    return InvalidArgument("desc->stencil is " + Str(desc->stencil) +
+                           " but must be WEFT_STENCIL_BOX or WEFT_STENCIL_STAR");
+  if (desc->transport < WEFT_HALO_TRANSPORT_AUTO || desc->transport > WEFT_HALO_TRANSPORT_NEIGHBOR)
+    return InvalidArgument("desc->transport is " + Str(desc->transport) +
+                           " but must be a WEFT_HALO_TRANSPORT_* value");
+  if (desc->reserved != 0)
+    return InvalidArgument("desc->reserved is " + Str(desc->reserved) + " but must be 0");
+  s.stencil = static_cast<halo::Stencil>(desc->stencil);
+  s.transport = static_cast<halo::Transport>(desc->transport);
+  s.deterministic = desc->deterministic != 0;
+  s.constant = desc->constant_value;
+  const int64_t mesh_size = l.mesh().size();
+  for (int32_t i = 0; i < desc->ndims; ++i) {
+    const weft_halo_dim_t& d = desc->dims[i];
+    const std::string at = "desc->dims[" + Str(i) + "]";
+    if (d.dim < 0 || d.dim >= l.ndim())
+      return InvalidArgument(at + ".dim is " + Str(d.dim) + " but the layout has " + Str(l.ndim()) +
+                             " dims");
+    for (int32_t j = 0; j < i; ++j)
+      if (desc->dims[j].dim == d.dim)
+        return InvalidArgument(at + ".dim is " + Str(d.dim) + ", which desc->dims[" + Str(j) +
+                               "] already names");
+    for (const auto& [v, n] :
+         {std::pair{d.boundary_lo, "boundary_lo"}, {d.boundary_hi, "boundary_hi"}})
+      if (v < WEFT_BOUNDARY_NONE || v > WEFT_BOUNDARY_PERIODIC)
+        return InvalidArgument(at + "." + n + " is " + Str(v) +
+                               " but must be a WEFT_BOUNDARY_* value");
+    if (d.reserved != 0)
+      return InvalidArgument(at + ".reserved is " + Str(d.reserved) + " but must be 0");
+    for (const auto& [v, n] :
+         {std::pair{d.lo, "lo"}, {d.hi, "hi"}, {d.pad_lo, "pad_lo"}, {d.pad_hi, "pad_hi"}})
+      if (v < 0 || v > (int64_t{1} << 56))
+        return InvalidArgument(at + "." + n + " is " + Str(v) + " but must be >= 0");
+    halo::DimSpec ds;
+    ds.dim = d.dim;
+    ds.lo_rule = static_cast<halo::Boundary>(d.boundary_lo);
+    ds.hi_rule = static_cast<halo::Boundary>(d.boundary_hi);
+    ds.lo = d.lo;
+    ds.hi = d.hi;
+    ds.pad_lo = d.pad_lo;
+    ds.pad_hi = d.pad_hi;
+    if (d.windows) ds.windows.assign(d.windows, d.windows + 2 * mesh_size);
+    s.dims.push_back(std::move(ds));
+  }
+  std::sort(s.dims.begin(), s.dims.end(),
+            [](const halo::DimSpec& a, const halo::DimSpec& b) { return a.dim < b.dim; });
+  return s;
+}
+
+Status CreateHalo(const weft_layout_t* layout, const weft_halo_desc_t* desc,
+                  const weft_plan_options_t* opts, weft_plan_t** plan) {
+  WEFT_REQUIRE(plan);
+  WEFT_REQUIRE(layout);
+  WEFT_REQUIRE(desc);
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*layout->layout, opts, "layout"));
+  WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *layout->layout));
+  WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(layout->layout, std::move(spec), rank));
+  auto shared = std::make_shared<weft::api::HaloShared>();
+  shared->plan = std::move(p);
+  shared->ws = std::make_shared<halo::HaloWorkspace>();
+  shared->busy = std::make_shared<std::atomic<bool>>(false);
+  *plan = std::make_unique<weft_plan>(weft_plan{{}, std::move(shared)}).release();
+  return Status::Ok();
+}
+
+Status PaddedShape(const weft_plan_t* plan, int32_t rank, int64_t* shape, int64_t* origin) {
+  WEFT_REQUIRE(plan);
+  if (!plan->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
+  const halo::HaloPlan& p = *plan->halo->plan;
+  if (rank == -1) rank = p.rank();
+  weft::placement::Coord c{};
+  if (rank < 0 || !p.layout().mesh().Coordinate(rank, c.data()))
+    return InvalidArgument("rank " + Str(rank) + " is not in the plan's mesh");
+  const weft::placement::planner::Box w = p.geometry().Window(c.data());
+  for (int32_t d = 0; d < w.ndim; ++d) {
+    if (shape) shape[d] = w.shape[d];
+    if (origin) origin[d] = w.offset[d];
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+extern "C" {
+
+weft_status_t weft_halo_plan_create(const weft_layout_t* layout, const weft_halo_desc_t* desc,
+                                    const weft_plan_options_t* opts, weft_plan_t** plan) {
+  return Guard(__func__, [&] { return CreateHalo(layout, desc, opts, plan); });
+}
+
+weft_status_t weft_halo_padded_shape(const weft_plan_t* plan, int32_t rank, int64_t* shape,
+                                     int64_t* origin) {
+  return Guard(__func__, [&] { return PaddedShape(plan, rank, shape, origin); });
+}
+
+}  // extern "C"

@@ -1,0 +1,125 @@
+#include "placement/executor/pairwise.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace weft::placement::executor {
+namespace {
+
+// Chunks of about this many bytes: small enough that the first is on the wire while the rest
+// are packed, large enough that per-message costs stay negligible.
+int64_t ChunkBytes() {
+  static const int64_t v = [] {
+    const char* e = std::getenv("WEFT_ALLTOALL_CHUNK_BYTES");
+    return e ? std::max<int64_t>(std::atoll(e), 1) : int64_t{8} << 20;
+  }();
+  return v;
+}
+
+// The chunks of a box: consecutive runs of its outermost dim of extent > 1, each a contiguous
+// range of the box's row-major order. Both ends derive them from the same global box, so they
+// agree on the count and sizes without talking.
+std::vector<Box> Chunks(const Box& b, int64_t item) {
+  std::vector<Box> out;
+  if (b.Empty()) return out;
+  int32_t d = 0;
+  while (d < b.ndim - 1 && b.shape[d] == 1) ++d;
+  const int64_t row = d < b.ndim ? b.Volume() / b.shape[d] : 1;
+  const int64_t rows = d < b.ndim ? b.shape[d] : 1;
+  const int64_t per = std::max<int64_t>(1, ChunkBytes() / std::max<int64_t>(1, row * item));
+  for (int64_t r = 0; r < rows; r += per) {
+    Box c = b;
+    if (d < b.ndim) {
+      c.offset[d] = b.offset[d] + r;
+      c.shape[d] = std::min(per, rows - r);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Staging offsets (elements) of the pieces that are not contiguous in v; -1 for direct ones.
+std::vector<int64_t> StageOffsets(const std::vector<Box>& boxes, size_t self, const TensorView& v,
+                                  int64_t* total) {
+  std::vector<int64_t> at(boxes.size(), -1);
+  *total = 0;
+  for (size_t k = 0; k < boxes.size(); ++k) {
+    if (k == self || boxes[k].Empty() || IsContiguous(v, boxes[k])) continue;
+    at[k] = *total;
+    *total += boxes[k].Volume();
+  }
+  return at;
+}
+
+}  // namespace
+
+int64_t PairwiseStagedBytes(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
+                            size_t self, const TensorView& from, const TensorView& to) {
+  int64_t s = 0, r = 0;
+  StageOffsets(send_boxes, self, from, &s);
+  StageOffsets(recv_boxes, self, to, &r);
+  return (s + r) * from.item;
+}
+
+Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
+                        size_t self, const Box* keep, const TensorView& from, const TensorView& to,
+                        std::vector<char>& send_stage, std::vector<char>& recv_stage,
+                        backends::Communicator& comm, const backends::OpArgs& args) {
+  const int64_t item = from.item;
+  const size_t n = send_boxes.size();
+  const int64_t tag = comm.NextInternalTag();
+  int64_t stotal = 0, rtotal = 0;
+  const auto sat = StageOffsets(send_boxes, self, from, &stotal);
+  const auto rat = StageOffsets(recv_boxes, self, to, &rtotal);
+  if (static_cast<int64_t>(send_stage.size()) < stotal * item)
+    send_stage.resize(static_cast<size_t>(stotal * item));
+  if (static_cast<int64_t>(recv_stage.size()) < rtotal * item)
+    recv_stage.resize(static_cast<size_t>(rtotal * item));
+
+  // Every receive first, chunk by chunk, straight into `to` where the piece is contiguous.
+  struct Pending {
+    size_t member;
+    Box chunk;
+    char* staged;  // null: landed in place
+  };
+  std::vector<Pending> pending;
+  std::vector<std::unique_ptr<backends::Communicator::Request>> recvs, sends;
+  for (size_t i = 1; i <= n; ++i) {
+    const size_t k = (self + n - i) % n;  // from the members before us first: they send to us first
+    if (k == self || recv_boxes[k].Empty()) continue;
+    char* stage = rat[k] >= 0 ? recv_stage.data() + rat[k] * item : nullptr;
+    for (const Box& c : Chunks(recv_boxes[k], item)) {
+      char* at = stage ? stage : to.At(c.offset.data());
+      WEFT_ASSIGN_OR_RETURN(auto r, comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
+                                                  static_cast<int32_t>(k), tag, args));
+      recvs.push_back(std::move(r));
+      pending.push_back({k, c, stage});
+      if (stage) stage += c.Volume() * item;
+    }
+  }
+  // Sends in a rotation (member self+1 first), packing each chunk just before it leaves.
+  for (size_t i = 1; i <= n; ++i) {
+    const size_t k = (self + i) % n;
+    if (k == self || send_boxes[k].Empty()) continue;
+    char* stage = sat[k] >= 0 ? send_stage.data() + sat[k] * item : nullptr;
+    for (const Box& c : Chunks(send_boxes[k], item)) {
+      const char* at = from.At(c.offset.data());
+      if (stage) {
+        Pack(from, c, stage);
+        at = stage;
+        stage += c.Volume() * item;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto r, comm.PostSend(at, static_cast<uint64_t>(c.Volume() * item),
+                                                  static_cast<int32_t>(k), tag, args));
+      sends.push_back(std::move(r));
+    }
+  }
+  if (keep && !keep->Empty()) CopyBox(from, to, *keep);
+  for (size_t i = 0; i < recvs.size(); ++i) {
+    WEFT_RETURN_IF_ERROR(comm.WaitOne(*recvs[i], -1, args));
+    if (pending[i].staged) Unpack(pending[i].staged, to, pending[i].chunk);
+  }
+  return comm.WaitAll(sends, args);
+}
+
+}  // namespace weft::placement::executor

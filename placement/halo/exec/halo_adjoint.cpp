@@ -1,0 +1,174 @@
+// The accumulate (SPEC §4.4): the exchange run backwards. Every box a rank received forward it
+// now sends back (summed where several cells read one source cell: replicate's edge row), and
+// every box it served it now receives and adds into the cells it was read from. PHASES runs its
+// phases in reverse on a copy of the padded gradient, so contributions to corner cells travel
+// back through the faces they came through.
+#include <cstring>
+
+#include "placement/halo/exec/halo_executor.hpp"
+#include "placement/halo/exec/strided_walk.hpp"
+
+namespace weft::placement::halo {
+namespace {
+
+using executor::TensorView;
+
+// Waits for every request and calls fn(i) as each completes: in index order (deterministic
+// summation), or in the order they arrive.
+template <class Fn>
+Status WaitEach(backends::Communicator* comm, detail::Requests& reqs, bool ordered,
+                const backends::OpArgs& a, Fn&& fn) {
+  if (ordered) {
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      WEFT_RETURN_IF_ERROR(comm->WaitOne(*reqs[i], -1, a));
+      WEFT_RETURN_IF_ERROR(fn(i));
+    }
+    return Status::Ok();
+  }
+  std::vector<bool> done(reqs.size(), false);
+  size_t left = reqs.size();
+  while (left > 0) {
+    bool any = false;
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (done[i]) continue;
+      const Status s = comm->WaitOne(*reqs[i], 0, a);
+      if (s.code() == Code::kInProgress) continue;
+      WEFT_RETURN_IF_ERROR(s);
+      WEFT_RETURN_IF_ERROR(fn(i));
+      done[i] = any = true;
+      --left;
+    }
+    if (any || left == 0) continue;
+    // Nothing arrived: block briefly on the first pending one rather than spin.
+    for (size_t i = 0; i < reqs.size(); ++i) {
+      if (done[i]) continue;
+      const Status s = comm->WaitOne(*reqs[i], 1, a);
+      if (s.code() == Code::kInProgress) break;
+      WEFT_RETURN_IF_ERROR(s);
+      WEFT_RETURN_IF_ERROR(fn(i));
+      done[i] = true;
+      --left;
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+// Writes the adjoint contributions of region r (cells `reads` at r.dst) into its packed source
+// box at buf.
+Status PackAdjoint(const Region& r, const TensorView& reads, char* buf, DType t) {
+  const int64_t item = ItemSize(t);
+  if (r.identity()) {
+    executor::Pack(reads, r.dst, buf);
+    return Status::Ok();
+  }
+  bool repeats = false;
+  for (int32_t d = 0; d < r.dst.ndim; ++d) repeats = repeats || r.step[static_cast<size_t>(d)] == 0;
+  if (!repeats) {  // a permutation of the cells: copy
+    WalkCopy(MappedPacked(buf, r, item), Plain(reads, r.dst), r.dst, item);
+    return Status::Ok();
+  }
+  std::memset(buf, 0, static_cast<size_t>(r.src.Volume() * item));
+  return WalkAdd(MappedPacked(buf, r, item), Plain(reads, r.dst), r.dst, t);
+}
+
+// local (=|+=) from over `interior`; owned cells outside it become zero when !add.
+Status Finish(const TensorView& local, const TensorView& from, const Box& owned,
+              const Box& interior, bool add, DType t) {
+  const std::array<char, 16> zero{};
+  if (!add) {
+    if (!(interior == owned) || interior.Empty())
+      executor::FillBox(local, owned, zero.data());
+    else {
+      executor::CopyBox(from, local, interior);
+      return Status::Ok();
+    }
+  }
+  return WalkAdd(Plain(local, interior), Plain(from, interior), interior, t);
+}
+
+}  // namespace
+
+Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const TensorView& local_grad,
+                     bool add, HaloWorkspace& ws, backends::Communicator* comm,
+                     const backends::OpArgs& a) {
+  if (!p.in_mesh()) return Status::Ok();
+  const DType t = p.layout().dtype();
+  const int64_t item = ItemSize(t);
+  const bool phases = p.transport() == Transport::kPhases;
+  const bool ordered = p.geometry().spec().deterministic;
+  // PHASES works on a copy of the padded gradient (its ghost cells gather what later phases
+  // send back); NEIGHBOR reads padded_grad and adds straight into local_grad.
+  TensorView work = padded_grad;
+  if (phases) {
+    const auto bytes = static_cast<size_t>(p.window().Volume() * item);
+    if (ws.grad.size() < bytes) ws.grad.resize(bytes);
+    work = executor::CompactView(ws.grad.data(), p.window(), item);
+    executor::CopyBox(padded_grad, work, p.window());
+  } else {
+    WEFT_RETURN_IF_ERROR(Finish(local_grad, padded_grad, p.owned(), p.interior(), add, t));
+  }
+  for (size_t n = p.phases().size(); n-- > 0;) {
+    const Phase& ph = p.phases()[n];
+    // PHASES: later phases add into the padded copy (their sources include forwarded rows);
+    // phase 0's sources are owned rows, which the window may not contain: it adds into
+    // local_grad, after the copy's interior has gone there.
+    if (phases && n == 0)
+      WEFT_RETURN_IF_ERROR(Finish(local_grad, work, p.owned(), p.interior(), add, t));
+    const TensorView& target = (phases && n > 0) ? work : local_grad;
+    const int64_t tag = comm ? comm->NextInternalTag() : 0;
+    if ((!ph.recvs.empty() || !ph.sends.empty()) && !comm)
+      return Internal("halo: a message without a communicator");
+    int64_t rbytes = 0;
+    for (const Message& m : ph.sends) rbytes += m.elements * item;
+    const int64_t sbytes = detail::StagedBytes(ph.recvs, work, false, item);
+    if (ws.recv.size() < static_cast<size_t>(rbytes)) ws.recv.resize(static_cast<size_t>(rbytes));
+    if (ws.send.size() < static_cast<size_t>(sbytes)) ws.send.resize(static_cast<size_t>(sbytes));
+
+    // Contributions to the boxes this rank served come back from their readers, one message
+    // per box as forward.
+    detail::Requests recvs, sends;
+    std::vector<std::pair<const Region*, char*>> landing;
+    char* stage = ws.recv.data();
+    for (const Message& m : ph.sends) {
+      for (const Region& r : m.regions) {
+        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+        landing.emplace_back(&r, stage);
+        WEFT_ASSIGN_OR_RETURN(auto q,
+                              comm->PostRecv(stage, bytes, static_cast<int32_t>(m.peer), tag, a));
+        recvs.push_back(std::move(q));
+        stage += bytes;
+      }
+    }
+    char* out = ws.send.data();
+    for (const Message& m : ph.recvs) {
+      for (const Region& r : m.regions) {
+        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+        const char* from = nullptr;
+        if (detail::Direct(r, work, false)) {
+          from = work.At(r.dst.offset.data());
+        } else {
+          WEFT_RETURN_IF_ERROR(PackAdjoint(r, work, out, t));
+          from = out;
+          out += bytes;
+        }
+        WEFT_ASSIGN_OR_RETURN(auto q,
+                              comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
+        sends.push_back(std::move(q));
+      }
+    }
+    for (const Region& r : ph.self)
+      WEFT_RETURN_IF_ERROR(WalkAdd(Mapped(target, r), Plain(work, r.dst), r.dst, t));
+    if (comm) {
+      WEFT_RETURN_IF_ERROR(WaitEach(comm, recvs, ordered, a, [&](size_t i) -> Status {
+        const auto& [r, from] = landing[i];
+        const TensorView packed = executor::CompactView(from, r->src, item);
+        return WalkAdd(Plain(target, r->src), Plain(packed, r->src), r->src, t);
+      }));
+      WEFT_RETURN_IF_ERROR(comm->WaitAll(sends, a));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace weft::placement::halo

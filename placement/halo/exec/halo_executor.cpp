@@ -1,0 +1,116 @@
+#include "placement/halo/exec/halo_executor.hpp"
+
+#include "placement/halo/exec/strided_walk.hpp"
+
+namespace weft::placement::halo {
+
+using executor::TensorView;
+
+namespace detail {
+
+bool Direct(const Region& r, const TensorView& v, bool at_src) {
+  return r.identity() && executor::IsContiguous(v, at_src ? r.src : r.dst);
+}
+
+int64_t StagedBytes(const std::vector<Message>& list, const TensorView& v, bool at_src,
+                    int64_t item) {
+  int64_t b = 0;
+  for (const Message& m : list)
+    for (const Region& r : m.regions)
+      if (!Direct(r, v, at_src)) b += r.src.Volume() * item;
+  return b;
+}
+
+}  // namespace detail
+
+Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const backends::OpArgs& a) {
+  if (!comm) return Status::Ok();
+  // max(h) and max(~h) = ~min(h): all equal iff both come back unchanged.
+  uint64_t v[2] = {p.fingerprint(), ~p.fingerprint()};
+  WEFT_RETURN_IF_ERROR(comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, a));
+  if (v[0] != p.fingerprint() || v[1] != ~p.fingerprint())
+    return InvalidUsage(
+        "the ranks of the mesh built different halo plans (their layouts or descriptors "
+        "differ); every rank must plan the same halo");
+  return Status::Ok();
+}
+
+Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView& padded,
+                   HaloWorkspace& ws, backends::Communicator* comm, const backends::OpArgs& a) {
+  if (!p.in_mesh()) return Status::Ok();
+  const DType t = p.layout().dtype();
+  const int64_t item = ItemSize(t);
+  const auto constant = ElementOf(t, p.geometry().spec().constant);
+  const std::array<char, 16> zero{};
+  for (size_t k = 0; k < p.phases().size(); ++k) {
+    const Phase& ph = p.phases()[k];
+    // Every rank draws a tag per phase, messages or not, so the sequences stay in step.
+    const int64_t tag = comm ? comm->NextInternalTag() : 0;
+    const TensorView& src = (k == 0 && local) ? *local : padded;
+    const auto rbytes = static_cast<size_t>(detail::StagedBytes(ph.recvs, padded, false, item));
+    const auto sbytes = static_cast<size_t>(detail::StagedBytes(ph.sends, src, true, item));
+    if (ws.recv.size() < rbytes) ws.recv.resize(rbytes);
+    if (ws.send.size() < sbytes) ws.send.resize(sbytes);
+    if ((!ph.recvs.empty() || !ph.sends.empty()) && !comm)
+      return Internal("halo: a message without a communicator");
+
+    // One message per box (in plan order, so both ends match them up), each landing in place
+    // or leaving from place where its box is one contiguous run.
+    detail::Requests recvs, sends;
+    std::vector<std::pair<const Region*, char*>> landing;  // staged: where it arrives
+    char* stage = ws.recv.data();
+    for (const Message& m : ph.recvs) {
+      for (const Region& r : m.regions) {
+        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+        char* to = nullptr;
+        if (detail::Direct(r, padded, false)) {
+          landing.emplace_back(&r, nullptr);
+          to = padded.At(r.dst.offset.data());
+        } else {
+          landing.emplace_back(&r, stage);
+          to = stage;
+          stage += bytes;
+        }
+        WEFT_ASSIGN_OR_RETURN(auto q,
+                              comm->PostRecv(to, bytes, static_cast<int32_t>(m.peer), tag, a));
+        recvs.push_back(std::move(q));
+      }
+    }
+    char* out = ws.send.data();
+    for (const Message& m : ph.sends) {
+      for (const Region& r : m.regions) {
+        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+        const char* from = nullptr;
+        if (detail::Direct(r, src, true)) {
+          from = src.At(r.src.offset.data());
+        } else {
+          executor::Pack(src, r.src, out);
+          from = out;
+          out += bytes;
+        }
+        WEFT_ASSIGN_OR_RETURN(auto q,
+                              comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
+        sends.push_back(std::move(q));
+      }
+    }
+    // Local work while the messages fly.
+    if (k == 0 && local) {
+      executor::CopyBox(*local, padded, p.interior());
+      for (const Box& b : p.skipped()) executor::FillBox(padded, b, zero.data());
+    }
+    for (const Box& b : ph.constants) executor::FillBox(padded, b, constant.data());
+    for (const Region& r : ph.self) WalkCopy(Plain(padded, r.dst), Mapped(src, r), r.dst, item);
+    for (size_t i = 0; i < recvs.size(); ++i) {
+      WEFT_RETURN_IF_ERROR(comm->WaitOne(*recvs[i], -1, a));
+      const auto& [r, from] = landing[i];
+      if (from) WalkCopy(Plain(padded, r->dst), MappedPacked(from, *r, item), r->dst, item);
+    }
+    WEFT_RETURN_IF_ERROR(comm ? comm->WaitAll(sends, a) : Status::Ok());
+  }
+  if (p.phases().empty() && local) {  // a plan with no phases still copies its interior
+    executor::CopyBox(*local, padded, p.interior());
+  }
+  return Status::Ok();
+}
+
+}  // namespace weft::placement::halo

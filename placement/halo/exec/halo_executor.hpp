@@ -1,0 +1,46 @@
+// Runs a rank's halo plan (SPEC §4.4) on the communicator of the plan's mesh (peer = mesh
+// position): the exchange (out of place or in place) and its adjoint, the accumulate.
+//
+// Per phase: post every receive, one message per box (straight into the padded block when the
+// box is one contiguous run there), send every box (straight from the source when contiguous, else
+// packed), do the local copies and fills while the messages fly, then unpack what arrived.
+#pragma once
+
+#include <vector>
+
+#include "backends/host/communicator.hpp"
+#include "placement/executor/tensor_view.hpp"
+#include "placement/halo/halo_plan.hpp"
+
+namespace weft::placement::halo {
+
+struct HaloWorkspace {
+  std::vector<char> send, recv, grad;  // staging, reused across executions
+};
+
+// SPEC §6.4: one all-reduce of the plan's fingerprint over the mesh (comm null: one rank).
+Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const backends::OpArgs& a);
+
+// padded = the rank's window. local == nullptr: in place (padded's owned cells hold the data).
+Status RunExchange(const HaloPlan& p, const executor::TensorView* local,
+                   const executor::TensorView& padded, HaloWorkspace& ws,
+                   backends::Communicator* comm, const backends::OpArgs& a);
+
+// local_grad (+)= the adjoint of the exchange applied to padded_grad.
+Status RunAccumulate(const HaloPlan& p, const executor::TensorView& padded_grad,
+                     const executor::TensorView& local_grad, bool add, HaloWorkspace& ws,
+                     backends::Communicator* comm, const backends::OpArgs& a);
+
+// Shared by both directions.
+namespace detail {
+using Requests = std::vector<std::unique_ptr<backends::Communicator::Request>>;
+// Whether region r moves as one contiguous run of `v` (no packing): read in order, and its box
+// (src or dst) one run of v. Each region travels as a message of its own, so each side decides
+// this for itself.
+bool Direct(const Region& r, const executor::TensorView& v, bool at_src);
+// Total staged bytes of the regions that are not direct.
+int64_t StagedBytes(const std::vector<Message>& list, const executor::TensorView& v, bool at_src,
+                    int64_t item);
+}  // namespace detail
+
+}  // namespace weft::placement::halo

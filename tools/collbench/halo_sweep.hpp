@@ -1,0 +1,39 @@
+// Measures the rows of one halo pattern at one size (--pattern halo...): per interior size, the
+// plan is made once, then every iteration runs the halo exchange after a barrier and the raw
+// reference (the same messages through weft_send / weft_recv, plus the same packing and, out
+// of place, the same interior copy) after its own barrier; then one checked run of each.
+// Collective over the world.
+#pragma once
+
+#include <weft/weft.h>
+
+#include <string>
+#include <vector>
+
+#include "tools/collbench/halo_pattern.hpp"
+#include "tools/collbench/options.hpp"
+#include "tools/collbench/report.hpp"
+
+namespace weft::collbench {
+
+class HaloSweep {
+ public:
+  HaloSweep(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& options)
+      : ctx_(ctx), rank_(rank), nranks_(nranks), options_(options) {}
+
+  // Appends the rows of pattern p at nominal face size `bytes` (none when a face would be
+  // empty); *plan (when not null) gets the first row's plan description. false with *error on
+  // a failure.
+  bool Measure(const HaloPattern& p, int64_t bytes, std::string* plan, std::vector<Row>* rows,
+               std::string* error);
+
+ private:
+  bool MeasureOne(const HaloPattern& p, const HaloGeometry& g, std::string* plan, Row* row,
+                  std::string* error);
+
+  weft_context_t* ctx_;
+  int32_t rank_, nranks_;
+  const Options& options_;
+};
+
+}  // namespace weft::collbench
