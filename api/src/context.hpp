@@ -80,6 +80,10 @@ class Context {
   std::unique_ptr<backends::bootstrap::StoreServer> server_;
   std::unique_ptr<backends::bootstrap::StoreClient> store_;
   std::unique_ptr<backends::Backend> backend_;
+  // Abort runs on the store's event thread and may race teardown: it reaches the backend only
+  // under this lock, and teardown takes the backend out under it before finalizing it.
+  std::mutex backend_mu_;
+  void ReleaseBackend();
   std::map<std::string, std::unique_ptr<backends::Communicator>> comms_;
   std::mutex comms_mu_;
 

@@ -84,9 +84,19 @@ void Context::Abort(Status why, int32_t failed_rank) {
   }
   failed_cv_.notify_all();
   WEFT_LOG_ERROR("{}", why.message());
+  std::lock_guard<std::mutex> lock(backend_mu_);
   if (backend_)
     backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()), failed_rank,
                             why.message().c_str());
+}
+
+void Context::ReleaseBackend() {
+  std::unique_ptr<backends::Backend> gone;
+  {
+    std::lock_guard<std::mutex> lock(backend_mu_);
+    gone = std::move(backend_);
+  }
+  // Finalized here, outside the lock: no Abort can reach it any more.
 }
 
 Status Context::sticky_error() const {
@@ -144,7 +154,7 @@ Status Context::Leave() {
     if (!result.ok() && !sticky_error().ok()) result = sticky_error();
   }
   comms_.clear();
-  backend_.reset();
+  ReleaseBackend();
   if (store_) {
     if (!failed_) (void)store_->Leave(deadline);
     store_->Close();
@@ -168,7 +178,7 @@ Context::~Context() {
   if (worker_.joinable()) worker_.join();
   plan_cache_.reset();  // before the communicators its plans were made for
   comms_.clear();
-  backend_.reset();
+  ReleaseBackend();
   if (store_) store_->Close();
   if (server_) server_->Stop();
 }

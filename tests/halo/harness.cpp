@@ -33,37 +33,6 @@ T AllReduce(T v, int32_t op, DLDataType dt) {
 
 }  // namespace
 
-Mesh::Mesh(const std::vector<int64_t>& shape, const std::vector<int32_t>& ranks) {
-  const weft_status_t s =
-      weft_mesh_create(TheWorld().ctx, static_cast<int32_t>(shape.size()), shape.data(),
-                       ranks.empty() ? nullptr : ranks.data(), &m);
-  EXPECT_EQ(s, WEFT_OK) << weft_last_error();
-}
-
-weft_placement_t Parse(const std::string& p) {
-  if (p == "R") return WEFT_PLACEMENT_REPLICATE;
-  if (p[0] == 'S') return WEFT_PLACEMENT_SHARD(p[1] - '0');
-  if (p == "Pm") return WEFT_PLACEMENT_PARTIAL(WEFT_REDUCE_MAX);
-  return WEFT_PLACEMENT_PARTIAL(WEFT_REDUCE_SUM);
-}
-
-Layout::Layout(const Mesh& mesh, const std::vector<int64_t>& shape, DLDataType dt,
-               const std::vector<std::string>& placements,
-               const std::vector<std::vector<int64_t>>& splits) {
-  std::vector<weft_placement_t> p;
-  for (const auto& s : placements) p.push_back(Parse(s));
-  std::vector<const int64_t*> sizes(shape.size(), nullptr);
-  std::vector<int64_t> counts(shape.size(), 0);
-  for (size_t d = 0; d < splits.size() && d < shape.size(); ++d) {
-    if (splits[d].empty()) continue;
-    sizes[d] = splits[d].data();
-    counts[d] = static_cast<int64_t>(splits[d].size());
-  }
-  status = weft_layout_create_ragged(mesh.m, static_cast<int32_t>(shape.size()), shape.data(), dt,
-                                     p.data(), sizes.data(), counts.data(), &l);
-  EXPECT_EQ(status, WEFT_OK) << weft_last_error();
-}
-
 std::vector<int64_t> Mesh1D() { return {TheWorld().size}; }
 
 std::vector<int64_t> Mesh2D() {

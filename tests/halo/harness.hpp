@@ -10,55 +10,27 @@
 #include <vector>
 
 #include "../backends/conformance/values.hpp"
+#include "tests/support/handles.hpp"
 #include "weft/weft.h"
 
 namespace halo {
 
 using conformance::Type;
 
-struct World {
-  weft_context_t* ctx = nullptr;
-  int32_t rank = 0, size = 1;
-};
-World& TheWorld();
+using weft_test::Mesh;
+using weft_test::Parse;
+using weft_test::Plan;
+using weft_test::TheWorld;
+using weft_test::World;
 
-#define WEFT_OK_OR_FAIL(call)                                                  \
-  do {                                                                         \
-    const weft_status_t s_ = (call);                                           \
-    ASSERT_EQ(s_, WEFT_OK) << #call << ": " << weft_status_string(s_) << " | " \
-                           << weft_last_error();                               \
-  } while (0)
-
-struct Mesh {
-  weft_mesh_t* m = nullptr;
-  // ranks: the world rank at each row-major position (empty: 0..n-1).
-  explicit Mesh(const std::vector<int64_t>& shape, const std::vector<int32_t>& ranks = {});
-  ~Mesh() { weft_mesh_destroy(m); }
-  Mesh(const Mesh&) = delete;
-  Mesh& operator=(const Mesh&) = delete;
-};
-
-// "R", "S0".."S9", "Ps" (sum), "Pm" (max).
-weft_placement_t Parse(const std::string& p);
-
-struct Layout {
-  weft_layout_t* l = nullptr;
-  weft_status_t status = WEFT_OK;
-  // splits: per tensor dim, empty = chunk.
+// A layout the case expects to be valid.
+struct Layout : weft_test::Layout {
   Layout(const Mesh& mesh, const std::vector<int64_t>& shape, DLDataType dt,
          const std::vector<std::string>& placements,
-         const std::vector<std::vector<int64_t>>& splits = {});
-  ~Layout() { weft_layout_destroy(l); }
-  Layout(const Layout&) = delete;
-  Layout& operator=(const Layout&) = delete;
-};
-
-struct Plan {
-  weft_plan_t* p = nullptr;
-  Plan() = default;
-  ~Plan() { weft_plan_destroy(p); }
-  Plan(const Plan&) = delete;
-  Plan& operator=(const Plan&) = delete;
+         const std::vector<std::vector<int64_t>>& splits = {})
+      : weft_test::Layout(mesh, shape, dt, placements, splits) {
+    EXPECT_EQ(status, WEFT_OK) << weft_last_error();
+  }
 };
 
 // Mesh shapes of 1, 2 and 3 dims whose product is the world size (so every case runs in

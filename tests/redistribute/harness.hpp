@@ -10,55 +10,19 @@
 #include <vector>
 
 #include "../backends/conformance/values.hpp"
+#include "tests/support/handles.hpp"
 #include "weft/weft.h"
 
 namespace redist {
 
 using conformance::Type;
 
-struct World {
-  weft_context_t* ctx = nullptr;
-  int32_t rank = 0, size = 1;
-  bool expect_abort = false;  // a case aborts the context on purpose (bad buffers)
-};
-World& TheWorld();
-
-#define WEFT_OK_OR_FAIL(call)                                                  \
-  do {                                                                         \
-    const weft_status_t s_ = (call);                                           \
-    ASSERT_EQ(s_, WEFT_OK) << #call << ": " << weft_status_string(s_) << " | " \
-                           << weft_last_error();                               \
-  } while (0)
-
-struct Mesh {
-  weft_mesh_t* m = nullptr;
-  explicit Mesh(std::vector<int64_t> shape, weft_context_t* ctx = TheWorld().ctx);
-  // A mesh over the given world ranks (row-major).
-  Mesh(std::vector<int64_t> shape, std::vector<int32_t> ranks);
-  ~Mesh() { weft_mesh_destroy(m); }
-  Mesh(const Mesh&) = delete;
-  Mesh& operator=(const Mesh&) = delete;
-};
-
-// "R", "S0".."S2", "Ps" sum, "Pa" avg, "Pm" max, "Pn" min, "Pp" prod.
-weft_placement_t Parse(const std::string& p);
-
-struct Layout {
-  weft_layout_t* l = nullptr;
-  weft_status_t status = WEFT_OK;
-  std::vector<std::string> placements;
-  // splits: per tensor dim, empty = chunk.
-  Layout(const Mesh& mesh, std::vector<int64_t> shape, DLDataType dt,
-         std::vector<std::string> placements, std::vector<std::vector<int64_t>> splits = {});
-  ~Layout() { weft_layout_destroy(l); }
-  Layout(const Layout&) = delete;
-  Layout& operator=(const Layout&) = delete;
-};
-
-struct Plan {
-  weft_plan_t* p = nullptr;
-  ~Plan() { weft_plan_destroy(p); }
-};
+using weft_test::Layout;
+using weft_test::Mesh;
+using weft_test::Parse;
+using weft_test::Plan;
+using weft_test::TheWorld;
+using weft_test::World;
 
 // A local buffer of a layout's block, optionally as a transposed (column-major) view.
 struct Local {
