@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tools/collbench/weft_runner.hpp"
+
 namespace weft::collbench {
 namespace {
 
@@ -193,13 +195,6 @@ int64_t HaloCase::CountWrong(Corners corners) const {
   return wrong;
 }
 
-std::string HaloCase::Describe() const {
-  size_t needed = 0;
-  weft_plan_describe(plan_, nullptr, 0, &needed);
-  std::string text(needed, '\0');
-  if (weft_plan_describe(plan_, text.data(), text.size(), &needed) != WEFT_OK) return "?";
-  while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
-  return text;
-}
+std::string HaloCase::Describe() const { return PlanText(plan_); }
 
 }  // namespace weft::collbench

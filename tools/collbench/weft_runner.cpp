@@ -75,4 +75,13 @@ weft_status_t RunWeft(weft_context_t* ctx, Case& c) {
   return WEFT_ERR_INVALID_ARGUMENT;
 }
 
+std::string PlanText(const weft_plan_t* plan) {
+  size_t needed = 0;
+  weft_plan_describe(plan, nullptr, 0, &needed);
+  std::string text(needed, '\0');
+  if (weft_plan_describe(plan, text.data(), text.size(), &needed) != WEFT_OK) return "?";
+  while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
+  return text;
+}
+
 }  // namespace weft::collbench

@@ -20,6 +20,9 @@ weft_status_t RunWeft(weft_context_t* ctx, Case& c);
 
 // In-place all-reduce of `count` values over the world (results of a row: times, counts);
 // false with *error on failure.
+// weft_plan_describe's text without its trailing newlines, or "?".
+std::string PlanText(const weft_plan_t* plan);
+
 bool AllreduceInPlace(weft_context_t* ctx, void* data, int64_t count, DLDataType dt, int op,
                       std::string* error);
 
