@@ -178,6 +178,10 @@ Status Context::LoadBackend(const weft_context_options_t* opts) {
 
 Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks,
                                                Clock::time_point deadline) {
+  {
+    std::lock_guard<std::mutex> lock(comms_mu_);
+    if (last_comm_ != nullptr && ranks == last_group_) return last_comm_;
+  }
   std::string key = "comm/" + std::to_string(ranks.size());
   uint64_t h = 1469598103934665603ull;  // FNV-1a over the ordered rank list
   int32_t me = -1;
@@ -191,7 +195,11 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
   key += "-" + std::string(hex);
   std::lock_guard<std::mutex> lock(comms_mu_);
   auto it = comms_.find(key);
-  if (it != comms_.end()) return it->second.get();
+  if (it != comms_.end()) {
+    last_group_ = ranks;
+    last_comm_ = it->second.get();
+    return last_comm_;
+  }
   int64_t ms = -1;
   if (deadline != Clock::time_point::max())
     ms = std::max<int64_t>(
@@ -205,6 +213,8 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
   auto comm = std::make_unique<backends::Communicator>(*backend_, raw, ranks, me);
   backends::Communicator* out = comm.get();
   comms_.emplace(key, std::move(comm));
+  last_group_ = ranks;
+  last_comm_ = out;
   return out;
 }
 

@@ -86,6 +86,10 @@ class Context {
   void ReleaseBackend();
   std::map<std::string, std::unique_ptr<backends::Communicator>> comms_;
   std::mutex comms_mu_;
+  // The group of the last lookup: most programs call many collectives on one group in a row,
+  // and building the key (a hash printed in hex) costs more than an 8-byte all-reduce.
+  std::vector<int32_t> last_group_;
+  backends::Communicator* last_comm_ = nullptr;
 
   // Ordered execution: each operation takes a ticket and runs when its turn comes.
   std::mutex exec_mu_;

@@ -153,6 +153,7 @@ Status Context::Leave() {
     result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
     if (!result.ok() && !sticky_error().ok()) result = sticky_error();
   }
+  last_comm_ = nullptr;
   comms_.clear();
   ReleaseBackend();
   if (store_) {
@@ -177,6 +178,7 @@ Context::~Context() {
   exec_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   plan_cache_.reset();  // before the communicators its plans were made for
+  last_comm_ = nullptr;
   comms_.clear();
   ReleaseBackend();
   if (store_) store_->Close();

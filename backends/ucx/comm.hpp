@@ -3,13 +3,20 @@
 //
 // UCX tag (64 bits, matched with a full mask, no wildcards):
 //   bits 63..48  communicator id (16 bits, agreed through the store, never 0 for groups > 1)
-//   bits 47..32  the sender's group index (16 bits: groups of at most 65536 members)
+//   bit  47      set on the Ack of a single-copy message (cma.hpp), which goes back from the
+//                receiver under the message's tag
+//   bits 46..32  the sender's group index (15 bits: groups of at most 32768 members)
 //   bits 31..0   the op's tag: user tags 0..2^31-1 as they are; the host's internal tags
 //                (kInternalTagBase = 2^40 plus 0..2^20-1, see backends/host/communicator.hpp)
-//                as 2^31 | (tag - 2^40). Anything else is rejected.
+//                as 2^31 | (tag - 2^40), accepted up to 2^30-1; the plugin's own collectives
+//                as 2^31 | 2^30 | (collective number mod 2^30). Anything else is rejected.
+//                UCX matches in posting order per sender and tag, so the messages of one
+//                collective between two members (rounds, segments) share the tag and meet in
+//                the order both sides post them.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "backends/ucx/state.hpp"
@@ -18,9 +25,12 @@ namespace weft::backends::ucx_plugin {
 
 inline constexpr int kSourceShift = 32;
 inline constexpr int kCommShift = 48;
-inline constexpr int32_t kMaxMembers = 1 << 16;
+inline constexpr int kAckShift = 47;
+inline constexpr int32_t kMaxMembers = 1 << 15;
 inline constexpr int64_t kUserTagLimit = int64_t{1} << 31;
 inline constexpr int64_t kHostInternalTagBase = int64_t{1} << 40;
+inline constexpr int64_t kHostInternalTagLimit = int64_t{1} << 30;
+inline constexpr uint32_t kCollectiveTagBit = uint32_t{3} << 30;
 
 // The low 32 bits for a weft tag, or false when the tag has no encoding.
 inline bool EncodeTag(int64_t tag, uint32_t* out) {
@@ -28,23 +38,38 @@ inline bool EncodeTag(int64_t tag, uint32_t* out) {
     *out = static_cast<uint32_t>(tag);
     return true;
   }
-  if (tag >= kHostInternalTagBase && tag - kHostInternalTagBase < kUserTagLimit) {
+  if (tag >= kHostInternalTagBase && tag - kHostInternalTagBase < kHostInternalTagLimit) {
     *out = static_cast<uint32_t>(kUserTagLimit | (tag - kHostInternalTagBase));
     return true;
   }
   return false;
 }
 
+// The op tag of the plugin's collective number `seq` on a communicator.
+inline uint32_t CollectiveTag(uint32_t seq) { return kCollectiveTagBit | (seq & 0x3FFFFFFFu); }
+
 inline uint64_t WireTag(uint16_t comm_id, int32_t source_index, uint32_t tag) {
   return (uint64_t{comm_id} << kCommShift) |
-         (static_cast<uint64_t>(static_cast<uint16_t>(source_index)) << kSourceShift) | tag;
+         (static_cast<uint64_t>(source_index & (kMaxMembers - 1)) << kSourceShift) | tag;
 }
+
+// The tag of the Ack that the member `receiver_index` sends back for a single-copy message.
+inline uint64_t AckTag(uint16_t comm_id, int32_t receiver_index, uint32_t tag) {
+  return WireTag(comm_id, receiver_index, tag) | (uint64_t{1} << kAckShift);
+}
+
+struct ScratchBuffer;
 
 struct Comm {
   State* state = nullptr;
   uint16_t id = 0;
   int32_t index = 0;
   std::vector<int32_t> ranks;  // world rank of each member
+  // The collectives this member started (every member starts them in the same order).
+  uint32_t collectives = 0;
+  // Scratch memory of earlier collectives, kept for the next one: fresh pages cost a page
+  // fault each, which at 64 MiB is slower than the transfer (SPEC §11.1).
+  std::vector<std::shared_ptr<ScratchBuffer>> scratch;
 
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };

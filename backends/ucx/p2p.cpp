@@ -1,6 +1,8 @@
 // send/recv over ucp_tag_send_nbx / ucp_tag_recv_nbx, as asynchronous requests.
 #include "backends/ucx/p2p.hpp"
 
+#include <unistd.h>
+
 #include <memory>
 #include <mutex>
 #include <new>
@@ -14,15 +16,6 @@ namespace weft::backends::ucx_plugin {
 namespace {
 
 constexpr uint64_t kFullMask = ~uint64_t{0};
-
-bool OnHost(const weft_bk_op_t* a) {
-  return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
-}
-
-Clock::time_point DeadlineOf(const weft_bk_op_t* a) {
-  if (a == nullptr || a->timeout_ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(a->timeout_ms);
-}
 
 struct Checked {
   uint64_t bytes = 0;
@@ -51,7 +44,8 @@ std::string Describe(const char* what, int32_t rank, int64_t tag) {
   return std::string(what) + " rank " + std::to_string(rank) + " (tag " + std::to_string(tag) + ")";
 }
 
-// Hands `r` to the caller, or waits for it when the caller asked for a blocking op.
+}  // namespace
+
 weft_status_t Deliver(std::unique_ptr<weft_bk_request> r, weft_bk_request_t** req) {
   if (req != nullptr) {
     *req = r.release();
@@ -62,6 +56,8 @@ weft_status_t Deliver(std::unique_ptr<weft_bk_request> r, weft_bk_request_t** re
   FreeRequest(raw);
   return s;
 }
+
+namespace {
 
 ucp_request_param_t Params(Request* r) {
   ucp_request_param_t p{};
@@ -94,29 +90,106 @@ weft_status_t NewRequest(Comm& c, uint64_t count, DLDataType t, int32_t peer, in
 
 }  // namespace
 
+namespace {
+
+void OnDescriptorSent(void* ucx_request, ucs_status_t, void* user_data) {
+  delete static_cast<Descriptor*>(user_data);
+  ucp_request_free(ucx_request);
+}
+
+// A single-copy send: wait for the receiver's Ack (the request UCX owns), then tell the
+// receiver where the bytes are.
+void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+  State& st = *r->state;
+  r->cma_send = true;
+  ucp_request_param_t p = Params(r);
+  p.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+  p.cb.recv = &OnAckDone;
+  void* h = ucp_tag_recv_nbx(st.worker(), &r->ack, sizeof(Ack), ack_tag, kFullMask, &p);
+  if (UCS_PTR_IS_ERR(h)) return CompleteSend(r, UCS_PTR_STATUS(h));
+  if (h != nullptr && !r->called_back) {
+    r->ucx = h;
+    st.Track(r);
+  }
+  auto d = std::make_unique<Descriptor>();
+  d->address = reinterpret_cast<uint64_t>(buf);
+  d->length = r->bytes;
+  d->pid = getpid();
+  d->sender_rank = st.rank();
+  ucp_request_param_t dp{};
+  dp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                    UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  dp.datatype = ucp_dt_make_contig(1);
+  dp.memory_type = UCS_MEMORY_TYPE_HOST;
+  dp.cb.send = &OnDescriptorSent;
+  dp.user_data = d.get();
+  void* dh = ucp_tag_send_nbx(ep, d.get(), sizeof(Descriptor), wire_tag, &dp);
+  if (dh == nullptr) return;  // sent; `d` goes with this scope
+  if (!UCS_PTR_IS_ERR(dh)) {
+    (void)d.release();  // the callback deletes it
+    return;
+  }
+  std::string msg;
+  const weft_status_t s = MapFailure(*r, UCS_PTR_STATUS(dh), &msg);
+  r->Cancel(s, msg);  // withdraws the ack receive
+}
+
+}  // namespace
+
+void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+  const uint64_t cma = r->state->peer(r->peer_rank).cma_bytes;
+  if (cma != 0 && r->bytes >= cma) return PostCmaSend(r, ep, buf, wire_tag, ack_tag);
+  ucp_request_param_t p = Params(r);
+  p.cb.send = &OnSendDone;
+  void* h = ucp_tag_send_nbx(ep, buf, r->bytes, wire_tag, &p);
+  if (h == nullptr) {
+    r->Finish(WEFT_OK, {});
+  } else if (UCS_PTR_IS_ERR(h)) {
+    CompleteSend(r, UCS_PTR_STATUS(h));
+  } else if (!r->called_back) {
+    r->ucx = h;
+    r->state->Track(r);
+  }
+}
+
+void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+  const uint64_t cma = r->state->peer(r->peer_rank).cma_bytes;
+  r->user_buf = buf;
+  r->ack_tag = ack_tag;
+  // From a single-copy peer, a large receive takes the descriptor, and one shorter than a
+  // descriptor lands in `desc` first so that a descriptor sent to it is seen whole (cma.hpp).
+  r->cma_recv = cma != 0 && r->bytes >= cma;
+  r->bounced = cma != 0 && r->bytes < sizeof(Descriptor);
+  void* into = (r->cma_recv || r->bounced) ? static_cast<void*>(&r->desc) : buf;
+  const uint64_t len = (r->cma_recv || r->bounced) ? sizeof(Descriptor) : r->bytes;
+  ucp_tag_recv_info_t info{};
+  ucp_request_param_t p = Params(r);
+  // UCX 1.13 does not fill recv_info on every immediate completion (the length came back 0
+  // for matched eager messages), so receives always complete through the callback.
+  p.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
+  p.cb.recv = &OnRecvDone;
+  p.recv_info.tag_info = &info;
+  void* h = ucp_tag_recv_nbx(r->state->worker(), into, len, wire_tag, kFullMask, &p);
+  if (h == nullptr) {
+    CompleteRecv(r, UCS_OK, info.length);
+  } else if (UCS_PTR_IS_ERR(h)) {
+    CompleteRecv(r, UCS_PTR_STATUS(h), 0);
+  } else if (!r->called_back) {
+    r->ucx = h;
+    r->state->Track(r);
+  }
+}
+
 weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
                    int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
   State& st = *c.state;
   Checked k;
   std::unique_ptr<weft_bk_request> r;
   if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, false, &k, &r)) return s;
-  const int32_t rank = r->peer_rank;
-  const std::string& op = r->op;
-
   std::unique_lock<std::mutex> lock(st.mu());
   ucp_ep_h ep = nullptr;
-  if (weft_status_t s = st.Endpoint(rank, op.c_str(), &ep)) return s;
-  ucp_request_param_t p = Params(r.get());
-  p.cb.send = &OnSendDone;
-  void* h = ucp_tag_send_nbx(ep, buf, k.bytes, WireTag(c.id, c.index, k.tag), &p);
-  if (h == nullptr) {
-    r->Finish(WEFT_OK, {});
-  } else if (UCS_PTR_IS_ERR(h)) {
-    CompleteSend(r.get(), UCS_PTR_STATUS(h));
-  } else if (!r->called_back) {
-    r->ucx = h;
-    st.Track(r.get());
-  }
+  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
+  PostSendLocked(r.get(), ep, buf, WireTag(c.id, c.index, k.tag), AckTag(c.id, peer, k.tag));
   lock.unlock();
   return Deliver(std::move(r), req);
 }
@@ -127,29 +200,11 @@ weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t pee
   Checked k;
   std::unique_ptr<weft_bk_request> r;
   if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, true, &k, &r)) return s;
-  const int32_t rank = r->peer_rank;
-  const std::string& op = r->op;
-
   std::unique_lock<std::mutex> lock(st.mu());
   // A receive needs no endpoint, but one from a failed peer would never match.
   ucp_ep_h ep = nullptr;
-  if (weft_status_t s = st.Endpoint(rank, op.c_str(), &ep)) return s;
-  ucp_tag_recv_info_t info{};
-  ucp_request_param_t p = Params(r.get());
-  // UCX 1.13 does not fill recv_info on every immediate completion (the length came back 0
-  // for matched eager messages), so receives always complete through the callback.
-  p.op_attr_mask |= UCP_OP_ATTR_FIELD_RECV_INFO | UCP_OP_ATTR_FLAG_NO_IMM_CMPL;
-  p.cb.recv = &OnRecvDone;
-  p.recv_info.tag_info = &info;
-  void* h = ucp_tag_recv_nbx(st.worker(), buf, k.bytes, WireTag(c.id, peer, k.tag), kFullMask, &p);
-  if (h == nullptr) {
-    CompleteRecv(r.get(), UCS_OK, info.length);
-  } else if (UCS_PTR_IS_ERR(h)) {
-    CompleteRecv(r.get(), UCS_PTR_STATUS(h), 0);
-  } else if (!r->called_back) {
-    r->ucx = h;
-    st.Track(r.get());
-  }
+  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
+  PostRecvLocked(r.get(), buf, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag));
   lock.unlock();
   return Deliver(std::move(r), req);
 }

@@ -1,13 +1,38 @@
 // send and recv of the plugin table (group indices name peers).
 #pragma once
 
+#include <memory>
+
 #include "backends/ucx/comm.hpp"
+#include "backends/ucx/request.hpp"
 
 namespace weft::backends::ucx_plugin {
+
+// Buffers the plugin can touch: host memory (pinned host memory included).
+inline bool OnHost(const weft_bk_op_t* a) {
+  return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
+}
+
+inline Clock::time_point DeadlineOf(const weft_bk_op_t* a) {
+  if (a == nullptr || a->timeout_ms < 0) return Clock::time_point::max();
+  return Clock::now() + std::chrono::milliseconds(a->timeout_ms);
+}
 
 weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
                    int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req);
 weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t peer, int64_t tag,
                    const weft_bk_op_t* a, weft_bk_request_t** req);
+
+// Hands `r` to the caller, or waits for it and frees it when the caller asked for a blocking
+// op (req == NULL).
+weft_status_t Deliver(std::unique_ptr<weft_bk_request> r, weft_bk_request_t** req);
+
+// Require State::mu(). Post `r` (state, is_recv, peer_rank, bytes and deadline filled in) as a
+// UCX tagged send/receive of r->bytes bytes at `buf` under the full 64-bit `wire_tag`, by
+// single copy from a large enough message on (cma.hpp; `ack_tag` is the tag of the receiver's
+// Ack: AckTag with the receiver's index); a failure to post ends `r` with its status.
+// Collectives post their steps through these.
+void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag);
+void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag);
 
 }  // namespace weft::backends::ucx_plugin

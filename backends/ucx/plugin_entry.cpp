@@ -1,9 +1,10 @@
 // The entry point and the function table of libweft-backend-ucx.so.
 //
-// Capabilities (phase 1):
+// Capabilities:
 //   ASYNC: send/recv are UCP tag operations; a request progresses whenever any thread tests
 //       or waits on any request of the context (the host always waits on what it posts).
-//   Every collective pointer is NULL and its bit clear: the host composes them from send/recv.
+//   Every collective is the plugin's own (coll/); WEFT_BACKEND_DISABLE_OPS hides them from
+//       the host, which then composes them from send/recv (tests, comparisons).
 //   not GROUP: posted send/recv already overlap.
 //   not DEVICE_CUDA: buffers must be kDLCPU or kDLCUDAHost (else WEFT_ERR_UNSUPPORTED).
 //
@@ -12,6 +13,7 @@
 
 #include <weft/backend_plugin.h>
 
+#include "backends/ucx/coll/entry.hpp"
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/p2p.hpp"
 #include "backends/ucx/state.hpp"
@@ -101,26 +103,41 @@ void FreeEntry(weft_bk_request_t* req) noexcept {
   }
 }
 
+// Every collective entry runs inside Guard (an allocation failure becomes a status).
+template <auto F>
+struct Guarded;
+template <typename... A, weft_status_t (*F)(A...)>
+struct Guarded<F> {
+  static weft_status_t Call(A... a) noexcept {
+    return Guard([&] { return F(a...); });
+  }
+};
+
+constexpr uint64_t kCollectiveCaps =
+    WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER | WEFT_BK_CAP_ALLGATHERV |
+    WEFT_BK_CAP_REDUCE_SCATTER | WEFT_BK_CAP_REDUCE_SCATTERV | WEFT_BK_CAP_ALLTOALL |
+    WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER;
+
 const weft_backend_plugin_t kPlugin = {
     sizeof(weft_backend_plugin_t),
     WEFT_BACKEND_PLUGIN_ABI_VERSION,
     "ucx",
-    WEFT_BK_CAP_ASYNC,
+    WEFT_BK_CAP_ASYNC | kCollectiveCaps,
     Init,
     Finalize,
     Abort,
     AsyncError,
     CommCreateEntry,
     CommDestroy,
-    nullptr,  // allreduce
-    nullptr,  // allgather
-    nullptr,  // allgatherv
-    nullptr,  // reduce_scatter
-    nullptr,  // reduce_scatterv
-    nullptr,  // alltoall
-    nullptr,  // alltoallv
-    nullptr,  // broadcast
-    nullptr,  // barrier
+    Guarded<CollAllreduce>::Call,
+    Guarded<CollAllgather>::Call,
+    Guarded<CollAllgatherv>::Call,
+    Guarded<CollReduceScatter>::Call,
+    Guarded<CollReduceScatterv>::Call,
+    Guarded<CollAlltoall>::Call,
+    Guarded<CollAlltoallv>::Call,
+    Guarded<CollBroadcast>::Call,
+    Guarded<CollBarrier>::Call,
     SendEntry,
     RecvEntry,
     nullptr,  // group_start

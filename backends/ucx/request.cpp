@@ -1,5 +1,9 @@
 #include "backends/ucx/request.hpp"
 
+#include <cstring>
+
+#include "backends/ucx/coll/schedule.hpp"
+
 namespace weft::backends::ucx_plugin {
 namespace {
 
@@ -12,7 +16,7 @@ bool LetGo(Request* r, void* ucx_request) {
     r->ucx = nullptr;
     r->state->Untrack(r);
   }
-  if (r->freed) {
+  if (r->freed && !r->in_read_queue) {
     delete static_cast<weft_bk_request*>(r);
     return false;
   }
@@ -27,8 +31,18 @@ bool PeerFailureStatus(ucs_status_t s) {
 
 }  // namespace
 
+Request::Request() = default;
+Request::~Request() = default;
+
+std::string Request::Name() const {
+  if (!op.empty() || coll == nullptr) return op;
+  return std::string(coll) + (is_recv ? ": receive from rank " : ": send to rank ") +
+         std::to_string(peer_rank);
+}
+
 void Request::Cancel(weft_status_t s, const std::string& msg) {
   Finish(s, msg);
+  if (sched) sched->CancelSteps(s, msg);
   if (ucx != nullptr) {
     cancel_status = s;
     cancel_message = msg;
@@ -38,6 +52,11 @@ void Request::Cancel(weft_status_t s, const std::string& msg) {
 }
 
 void Request::Release() {
+  if (in_read_queue) {  // the sender waits for an ack: State::Progress sends it, then deletes
+    freed = true;
+    if (!done) Finish(WEFT_ERR_ABORTED, Name() + ": freed while pending");
+    return;
+  }
   if (ucx == nullptr) {
     delete static_cast<weft_bk_request*>(this);
     return;
@@ -45,14 +64,14 @@ void Request::Release() {
   // A receive must not land in a buffer the caller may now reuse: withdraw it. The callback
   // (now or later) deletes the object; do not touch `this` after the cancel.
   freed = true;
-  if (!done) Finish(WEFT_ERR_ABORTED, op + ": freed while pending");
+  if (!done) Finish(WEFT_ERR_ABORTED, Name() + ": freed while pending");
   ucp_request_cancel(state->worker(), ucx);
 }
 
 weft_status_t MapFailure(const Request& r, ucs_status_t status, std::string* message) {
   std::string why;
   if (weft_status_t a = r.state->Aborted(&why); a != WEFT_OK) {
-    *message = r.op + ": " + why;
+    *message = r.Name() + ": " + why;
     return a;
   }
   if (r.cancel_status != WEFT_OK) {
@@ -61,19 +80,19 @@ weft_status_t MapFailure(const Request& r, ucs_status_t status, std::string* mes
   }
   const std::string ucs = ucs_status_string(status);
   if (status == UCS_ERR_MESSAGE_TRUNCATED) {
-    *message = r.op + ": the message is longer than the " + std::to_string(r.bytes) +
+    *message = r.Name() + ": the message is longer than the " + std::to_string(r.bytes) +
                "-byte receive buffer";
     return WEFT_ERR_INVALID_ARGUMENT;
   }
   if (PeerFailureStatus(status)) {
-    *message = r.op + ": rank " + std::to_string(r.peer_rank) + " failed (UCX: " + ucs + ")";
+    *message = r.Name() + ": rank " + std::to_string(r.peer_rank) + " failed (UCX: " + ucs + ")";
     return WEFT_ERR_PEER_FAILURE;
   }
   if (status == UCS_ERR_TIMED_OUT) {
-    *message = r.op + ": timed out (UCX: " + ucs + ")";
+    *message = r.Name() + ": timed out (UCX: " + ucs + ")";
     return WEFT_ERR_TIMEOUT;
   }
-  *message = r.op + ": UCX: " + ucs;
+  *message = r.Name() + ": UCX: " + ucs;
   return WEFT_ERR_BACKEND;
 }
 
@@ -89,16 +108,93 @@ void CompleteSend(Request* r, ucs_status_t status) {
   if (s == WEFT_ERR_PEER_FAILURE) r->state->RecordFailure(s, r->peer_rank);
 }
 
+namespace {
+
+// Whether `buf` holds a descriptor from the peer of `r` (a length-40 message whose size class
+// the two sides disagree on, or the expected descriptor).
+bool IsDescriptor(const Request& r, const void* buf, uint64_t length) {
+  if (length != sizeof(Descriptor) || r.state->peer(r.peer_rank).cma_bytes == 0) return false;
+  Descriptor d;
+  std::memcpy(&d, buf, sizeof(d));
+  return d.magic == kDescriptorMagic && d.sender_rank == r.peer_rank &&
+         d.pid == r.state->peer(r.peer_rank).pid;
+}
+
+std::string SizeMismatch(const Request& r, uint64_t length) {
+  return r.Name() + ": received " + std::to_string(length) + " bytes into a " +
+         std::to_string(r.bytes) + "-byte receive; sizes must match";
+}
+
+// A descriptor this receive cannot take: fail it and tell the waiting sender (the ack goes
+// out from State::Progress, outside UCX's callback).
+void RefuseDescriptor(Request* r, uint64_t length) {
+  r->Finish(WEFT_ERR_INVALID_ARGUMENT, SizeMismatch(*r, length));
+  r->state->QueueRead(r);
+}
+
+}  // namespace
+
 void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
+  if (status == UCS_OK && (r->cma_recv || r->bounced || r->done)) {
+    const void* got = (r->cma_recv || r->bounced) ? static_cast<const void*>(&r->desc)
+                                                  : static_cast<const void*>(r->user_buf);
+    if (IsDescriptor(*r, got, length) && !(r->bounced && length == r->bytes)) {
+      std::memcpy(&r->desc, got, sizeof(Descriptor));
+      if (r->done) {  // cancelled or failed meanwhile: the sender still waits for an answer
+        r->state->QueueRead(r);
+        return;
+      }
+      if (!r->cma_recv || r->desc.length != r->bytes) return RefuseDescriptor(r, r->desc.length);
+      r->state->QueueRead(r);  // read outside UCX's callback
+      return;
+    }
+  }
   if (r->done) return;
-  if (status == UCS_OK && length != r->bytes) {
+  if (status == UCS_OK && r->bounced && length == r->bytes) {
+    if (length != 0) std::memcpy(r->user_buf, &r->desc, length);
+    r->Finish(WEFT_OK, {});
+    return;
+  }
+  if (status == UCS_OK && !r->cma_recv && !r->bounced && length != r->bytes &&
+      IsDescriptor(*r, r->user_buf, length)) {
+    std::memcpy(&r->desc, r->user_buf, sizeof(Descriptor));
+    return RefuseDescriptor(r, r->desc.length);
+  }
+  if (status == UCS_OK && (length != r->bytes || r->cma_recv)) {
     // The ABI's receive carries no length back: a shorter message would leave stale bytes.
-    r->Finish(WEFT_ERR_INVALID_ARGUMENT, r->op + ": received " + std::to_string(length) +
-                                             " bytes into a " + std::to_string(r->bytes) +
-                                             "-byte receive; sizes must match");
+    r->Finish(WEFT_ERR_INVALID_ARGUMENT, SizeMismatch(*r, length));
+    return;
+  }
+  if (status == UCS_ERR_MESSAGE_TRUNCATED && (r->cma_recv || r->bounced)) {
+    r->Finish(WEFT_ERR_INVALID_ARGUMENT, r->Name() + ": the message is not " +
+                                             std::to_string(r->bytes) +
+                                             " bytes long; sizes must match");
     return;
   }
   CompleteSend(r, status);
+}
+
+void OnAckDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_t* info,
+               void* user_data) {
+  auto* r = static_cast<Request*>(user_data);
+  if (!r->done) {
+    if (status == UCS_OK && info != nullptr && info->length == sizeof(Ack)) {
+      if (r->ack.status == WEFT_OK)
+        r->Finish(WEFT_OK, {});
+      else if (r->ack.status == WEFT_ERR_INVALID_ARGUMENT)
+        r->Finish(WEFT_ERR_INVALID_ARGUMENT, r->Name() + ": the receiver posted " +
+                                                 std::to_string(r->ack.receive_bytes) +
+                                                 " bytes for this " + std::to_string(r->bytes) +
+                                                 "-byte message; sizes must match");
+      else
+        r->Finish(static_cast<weft_status_t>(r->ack.status),
+                  r->Name() + ": the receiver could not take the message (status " +
+                      std::to_string(r->ack.status) + ")");
+    } else {
+      CompleteSend(r, status);
+    }
+  }
+  LetGo(r, ucx_request);
 }
 
 void OnSendDone(void* ucx_request, ucs_status_t status, void* user_data) {

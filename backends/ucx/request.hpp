@@ -6,31 +6,59 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "backends/ucx/cma.hpp"
 #include "backends/ucx/state.hpp"
 
 namespace weft::backends::ucx_plugin {
 
+class Schedule;
+
 struct Request {
+  Request();
+  ~Request();  // out of line: Schedule is incomplete here
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
   State* state = nullptr;
   bool is_recv = false;
   int32_t peer_rank = -1;  // world rank, for failure naming
   uint64_t bytes = 0;      // expected length of a receive
   Clock::time_point deadline = Clock::time_point::max();
-  std::string op;  // "send to rank 3 (tag 5)", for messages
+  std::string op;  // "send to rank 3 (tag 5)", for messages; empty for a collective's step
+  const char* coll = nullptr;  // a collective's step: the collective's name ("allreduce")
+  // A collective: the steps it still has to run (the request itself owns no UCX request).
+  std::unique_ptr<Schedule> sched;
+  // Memory a step's UCX request may still touch after the collective ended (its scratch
+  // buffer): kept until UCX lets go of the request.
+  std::shared_ptr<void> keep_alive;
 
   void* ucx = nullptr;  // the UCX request while UCX owns it
   // UCX may call back inside the posting call and still return the request (a receive with
   // UCP_OP_ATTR_FLAG_NO_IMM_CMPL matching a message already there): the handle is then
   // already freed and must not be tracked.
   bool called_back = false;
-  bool freed = false;  // request_free came while UCX still owned it
-  bool done = false;   // the op's result is final
+  bool freed = false;  // request_free came while UCX still owned it (or a read was queued)
+
+  // Single copy (cma.hpp).
+  bool cma_send = false;       // the UCX request is the receive of the receiver's Ack
+  bool cma_recv = false;       // the UCX request is the receive of the sender's Descriptor
+  bool bounced = false;        // a receive shorter than a Descriptor, landing in `desc`
+  bool in_read_queue = false;  // State::Progress still has to read or ack it
+  void* user_buf = nullptr;    // a receive's buffer
+  uint64_t ack_tag = 0;        // a receive: the tag its Ack goes back under
+  Descriptor desc;
+  Ack ack;
+  bool done = false;  // the op's result is final
   weft_status_t status = WEFT_OK;
   std::string message;                    // for status != WEFT_OK
   weft_status_t cancel_status = WEFT_OK;  // why we asked UCX to withdraw it
   std::string cancel_message;
+
+  // "send to rank 3 (tag 5)" or "allreduce: receive from rank 2", for messages.
+  std::string Name() const;
 
   void Finish(weft_status_t s, std::string msg) {
     if (done) return;
@@ -51,6 +79,9 @@ void OnRecvDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_
 // Applies an immediate completion (no callback) or a callback's result.
 void CompleteSend(Request* r, ucs_status_t status);
 void CompleteRecv(Request* r, ucs_status_t status, uint64_t length);
+// Completion of a single-copy send's wait for the receiver's Ack.
+void OnAckDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_t* info,
+               void* user_data);
 
 // The status and text for a UCX failure of `r` (peer failure names the rank).
 weft_status_t MapFailure(const Request& r, ucs_status_t status, std::string* message);

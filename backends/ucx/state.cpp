@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -33,7 +34,11 @@ void AwaitClose(ucp_worker_h worker, void* req, Clock::time_point until) {
 }  // namespace
 
 State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args)
-    : host_(host), args_(args) {}
+    : host_(host),
+      args_(args),
+      tuning_(ReadTuning(host)),
+      spin_(std::chrono::microseconds(
+          SpinMicroseconds(tuning_, args.local_world_size > 0 ? args.local_world_size : 1))) {}
 
 weft_status_t State::Fail(weft_status_t status, const std::string& message) const {
   const std::string text = "ucx: " + message;
@@ -85,8 +90,11 @@ weft_status_t State::Open() {
   s = ucp_worker_get_address(worker_, &addr, &len);
   if (s != UCS_OK)
     return Fail(WEFT_ERR_BACKEND, std::string("ucp_worker_get_address: ") + ucs_status_string(s));
+  cma_ = LocalCmaIdentity(tuning_.cma_bytes);
+  const char* id = reinterpret_cast<const char*>(&cma_);
   const char* p = reinterpret_cast<const char*>(addr);
-  address_.assign(p, p + len);
+  address_.assign(id, id + sizeof(cma_));
+  address_.insert(address_.end(), p, p + len);
   ucp_worker_release_address(worker_, addr);
 
   peers_.resize(static_cast<size_t>(args_.world_size));
@@ -100,6 +108,11 @@ weft_status_t State::Open() {
 
 State::~State() {
   std::lock_guard<std::mutex> lock(mu_);
+  for (Request* r : reads_) {  // the host freed every request before finalize
+    r->in_read_queue = false;
+    if (r->freed) delete static_cast<weft_bk_request*>(r);
+  }
+  reads_.clear();
   if (worker_ != nullptr) {
     CloseEndpoints();
     // The host freed every request before finalize; what UCX still owns is a receive nobody
@@ -132,25 +145,39 @@ void State::CloseEndpoints() {
   // Failed peers (or after an abort): force, since a flush would wait for a dead peer.
   const auto until = Clock::now() + std::chrono::seconds(2);
   std::vector<void*> closing;
-  for (auto& p : peers_) {
-    if (p->ep == nullptr) continue;
-    ucp_request_param_t param{};
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags = (p->failed || aborted_) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
-    void* req = ucp_ep_close_nbx(p->ep, &param);
-    p->ep = nullptr;
-    if (req != nullptr && !UCS_PTR_IS_ERR(req)) closing.push_back(req);
-  }
+  for (auto& p : peers_) ClosePeer(*p, p->failed || aborted_, &closing);
   for (void* req : closing) AwaitClose(worker_, req, until);
+}
+
+void State::ClosePeer(Peer& p, bool force, std::vector<void*>* closing) {
+  if (p.ep == nullptr) return;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+  void* req = ucp_ep_close_nbx(p.ep, &param);
+  p.ep = nullptr;
+  if (req == nullptr || UCS_PTR_IS_ERR(req)) return;
+  if (closing != nullptr)
+    closing->push_back(req);
+  else
+    ucp_request_free(req);
 }
 
 weft_status_t State::Connect(int32_t rank, const std::vector<char>& address) {
   Peer& p = *peers_[rank];
   if (p.ep != nullptr || p.failed) return WEFT_OK;
+  CmaIdentity theirs;
+  if (address.size() <= sizeof(theirs))
+    return Fail(WEFT_ERR_BACKEND, "connecting to rank " + std::to_string(rank) +
+                                      ": its published address is too short");
+  std::memcpy(&theirs, address.data(), sizeof(theirs));
+  // Messages to oneself go through UCX's loopback transport, a single copy already.
+  p.cma_bytes = rank == args_.world_rank ? 0 : PairThreshold(cma_, theirs);
+  p.pid = theirs.pid;
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                   UCP_EP_PARAM_FIELD_ERR_HANDLER;
-  ep.address = reinterpret_cast<const ucp_address_t*>(address.data());
+  ep.address = reinterpret_cast<const ucp_address_t*>(address.data() + sizeof(theirs));
   ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   ep.err_handler.cb = &OnEndpointError;
   ep.err_handler.arg = &p;
@@ -189,14 +216,21 @@ weft_status_t State::Aborted(std::string* message) const {
 
 weft_status_t State::Endpoint(int32_t rank, const char* op, ucp_ep_h* ep) {
   std::string why;
-  if (weft_status_t a = Aborted(&why); a != WEFT_OK) return Fail(a, std::string(op) + ": " + why);
+  const weft_status_t s = EndpointOrWhy(rank, ep, &why);
+  return s == WEFT_OK ? s : Fail(s, std::string(op) + ": " + why);
+}
+
+weft_status_t State::EndpointOrWhy(int32_t rank, ucp_ep_h* ep, std::string* why) {
+  if (weft_status_t a = Aborted(why); a != WEFT_OK) return a;
   const Peer& p = *peers_[rank];
-  if (p.failed)
-    return Fail(WEFT_ERR_PEER_FAILURE, std::string(op) + ": rank " + std::to_string(rank) +
-                                           " failed (UCX: " + ucs_status_string(p.why) + ")");
-  if (p.ep == nullptr)
-    return Fail(WEFT_ERR_INTERNAL,
-                std::string(op) + ": no endpoint to rank " + std::to_string(rank));
+  if (p.failed) {
+    *why = "rank " + std::to_string(rank) + " failed (UCX: " + ucs_status_string(p.why) + ")";
+    return WEFT_ERR_PEER_FAILURE;
+  }
+  if (p.ep == nullptr) {
+    *why = "no endpoint to rank " + std::to_string(rank);
+    return WEFT_ERR_INTERNAL;
+  }
   *ep = p.ep;
   return WEFT_OK;
 }
@@ -205,6 +239,56 @@ void State::Progress() {
   while (ucp_worker_progress(worker_) != 0) {
   }
   if (peer_error_pending_) HandlePeerFailures();
+  while (!reads_.empty()) {  // reading may progress nothing, but acks are sends: loop
+    std::vector<Request*> now;
+    now.swap(reads_);
+    for (Request* r : now) ReadQueued(r);
+  }
+}
+
+void State::QueueRead(Request* r) {
+  r->in_read_queue = true;
+  reads_.push_back(r);
+}
+
+void State::ReadQueued(Request* r) {
+  r->in_read_queue = false;
+  weft_status_t s = r->status;
+  if (!r->done) {  // not cancelled, failed or aborted meanwhile
+    std::string why;
+    s = ReadRemote(r->desc.pid, r->desc.address, r->user_buf, r->desc.length, &why);
+    if (s == WEFT_ERR_PEER_FAILURE) {
+      why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
+      RecordFailure(s, r->peer_rank);
+    }
+    r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
+  }
+  SendAck(r->peer_rank, r->ack_tag, s, r->bytes);
+  if (r->freed) delete static_cast<weft_bk_request*>(r);
+}
+
+namespace {
+void OnAckSent(void* ucx_request, ucs_status_t, void* user_data) {
+  delete static_cast<Ack*>(user_data);
+  ucp_request_free(ucx_request);
+}
+}  // namespace
+
+void State::SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes) {
+  const Peer& p = *peers_[rank];
+  if (p.ep == nullptr || p.failed || aborted_) return;  // nobody left to tell
+  auto ack = std::make_unique<Ack>();
+  ack->status = status;
+  ack->receive_bytes = receive_bytes;
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
+                       UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+  param.datatype = ucp_dt_make_contig(1);
+  param.memory_type = UCS_MEMORY_TYPE_HOST;
+  param.cb.send = &OnAckSent;
+  param.user_data = ack.get();
+  void* h = ucp_tag_send_nbx(p.ep, ack.get(), sizeof(Ack), ack_tag, &param);
+  if (h != nullptr && !UCS_PTR_IS_ERR(h)) (void)ack.release();  // the callback deletes it
 }
 
 void State::OnPeerError(Peer* peer, ucs_status_t status) {
@@ -229,19 +313,17 @@ void State::HandlePeerFailures() {
     for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end())) {
       if (r->peer_rank != p->rank || r->done) continue;
       used = true;
-      FailRequest(r, WEFT_ERR_PEER_FAILURE, r->op + ": " + text);
+      FailRequest(r, WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
+    }
+    for (Request* r : reads_) {
+      if (r->peer_rank != p->rank || r->done) continue;
+      used = true;
+      r->Finish(WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
     }
     // A peer that finished and destroyed its worker looks the same as one that died; only a
     // failure that hit an operation is reported as the context's asynchronous error.
     if (used) RecordFailure(WEFT_ERR_PEER_FAILURE, p->rank);
-    if (p->ep != nullptr) {
-      ucp_request_param_t param{};
-      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      param.flags = UCP_EP_CLOSE_FLAG_FORCE;
-      void* req = ucp_ep_close_nbx(p->ep, &param);
-      p->ep = nullptr;
-      if (req != nullptr && !UCS_PTR_IS_ERR(req)) ucp_request_free(req);
-    }
+    ClosePeer(*p, true, nullptr);
   }
 }
 
@@ -257,18 +339,12 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
       first_failed_rank_ = failed_rank;
     }
     for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end()))
-      if (!r->done) FailRequest(r, abort_status_, r->op + ": " + reason);
+      if (!r->done) FailRequest(r, abort_status_, r->Name() + ": " + reason);
+    for (Request* r : reads_)
+      if (!r->done) r->Finish(abort_status_, r->Name() + ": " + reason);
     // Close every connection (SPEC §10): peers waiting on this rank see its endpoints go and
     // fail too, instead of waiting for their deadline. Sends still queued complete with errors.
-    for (auto& p : peers_) {
-      if (p->ep == nullptr) continue;
-      ucp_request_param_t param{};
-      param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-      param.flags = UCP_EP_CLOSE_FLAG_FORCE;
-      void* req = ucp_ep_close_nbx(p->ep, &param);
-      p->ep = nullptr;
-      if (req != nullptr && !UCS_PTR_IS_ERR(req)) ucp_request_free(req);
-    }
+    for (auto& p : peers_) ClosePeer(*p, true, nullptr);
   }
   const uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));  // wake a waiter sleeping in poll()

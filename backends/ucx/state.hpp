@@ -24,6 +24,9 @@
 
 #include <weft/backend_plugin.h>
 
+#include "backends/ucx/cma.hpp"
+#include "backends/ucx/coll/tuning.hpp"
+
 namespace weft::backends::ucx_plugin {
 
 using Clock = std::chrono::steady_clock;
@@ -35,6 +38,9 @@ struct Peer {
   class State* state = nullptr;
   int32_t rank = -1;
   ucp_ep_h ep = nullptr;
+  // Messages of at least this many bytes go by single copy (cma.hpp); 0: never.
+  uint64_t cma_bytes = 0;
+  int64_t pid = 0;
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;
@@ -52,20 +58,27 @@ class State {
   const weft_bk_host_api_t* host() const { return host_; }
   int32_t rank() const { return args_.world_rank; }
   int32_t world_size() const { return args_.world_size; }
+  const Tuning& tuning() const { return tuning_; }
+  // How long a waiter keeps polling before it sleeps on the event fd (Tuning::spin_us).
+  Clock::duration spin() const { return spin_; }
   // Reports `message` through host->set_error (for this thread) and returns `status`.
   weft_status_t Fail(weft_status_t status, const std::string& message) const;
 
   std::mutex& mu() { return mu_; }
   ucp_worker_h worker() const { return worker_; }
+  // What comm_create publishes for this rank: its CmaIdentity, then its worker address.
   const std::vector<char>& address() const { return address_; }
+  const Peer& peer(int32_t rank) const { return *peers_[rank]; }
 
   // --- everything below requires mu() ---
 
-  // Creates the endpoint to `rank` from its worker address unless it exists.
+  // Creates the endpoint to `rank` from what it published (address()) unless it exists.
   weft_status_t Connect(int32_t rank, const std::vector<char>& address);
   bool Connected(int32_t rank) const;
   // The endpoint for an op with `rank`, or an error (reported) when aborted or the peer failed.
   weft_status_t Endpoint(int32_t rank, const char* op, ucp_ep_h* ep);
+  // The same without reporting: the reason goes to *why.
+  weft_status_t EndpointOrWhy(int32_t rank, ucp_ep_h* ep, std::string* why);
   // WEFT_OK, or the abort's status with *message set.
   weft_status_t Aborted(std::string* message) const;
 
@@ -73,8 +86,13 @@ class State {
   void Track(Request* r) { owned_.insert(r); }
   void Untrack(Request* r) { owned_.erase(r); }
 
-  // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored.
+  // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored
+  // and performs the single-copy reads whose descriptors arrived.
   void Progress();
+  // A receive whose descriptor arrived (called inside progress): read after progress returns.
+  void QueueRead(Request* r);
+  // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
+  void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes);
   // Called from the endpoint error callback (inside progress).
   void OnPeerError(Peer* peer, ucs_status_t status);
 
@@ -92,12 +110,18 @@ class State {
   weft_status_t Open();
   void LogEndpoint(int32_t rank) const;
   void HandlePeerFailures();
+  void ReadQueued(Request* r);
   void CloseEndpoints();
+  // Starts closing the endpoint of `p` (force: do not flush); a pending close goes to
+  // *closing when given, else is released at once.
+  void ClosePeer(Peer& p, bool force, std::vector<void*>* closing);
   // Ends `r` (if not already ended) with `status`, asking UCX to withdraw it.
   void FailRequest(Request* r, weft_status_t status, const std::string& message);
 
   const weft_bk_host_api_t* host_;
   weft_bk_init_args_t args_;
+  Tuning tuning_;
+  Clock::duration spin_;
 
   std::mutex mu_;
   ucp_context_h context_ = nullptr;
@@ -108,6 +132,10 @@ class State {
   std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; ep null until connected
   bool peer_error_pending_ = false;
   std::unordered_set<Request*> owned_;
+  CmaIdentity cma_;
+  // Receives whose descriptor arrived; Progress() reads them. Each is kept alive (not deleted
+  // by request_free) until it was read or refused, since the sender waits for the ack.
+  std::vector<Request*> reads_;
 
   bool aborted_ = false;
   weft_status_t abort_status_ = WEFT_OK;

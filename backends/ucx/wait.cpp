@@ -1,5 +1,7 @@
 #include "backends/ucx/wait.hpp"
 
+#include "backends/ucx/coll/schedule.hpp"
+
 #include <poll.h>
 
 #include <algorithm>
@@ -8,9 +10,6 @@
 namespace weft::backends::ucx_plugin {
 namespace {
 
-// How long a waiter keeps polling the worker before it sleeps: long enough to catch a reply
-// from a peer on shared memory, short enough that 8 ranks on 2 cores do not starve each other.
-constexpr auto kSpin = std::chrono::microseconds(20);
 // The longest sleep between progress calls: UCX's keepalive (dead-peer detection) and the
 // deadlines only advance when someone progresses the worker.
 constexpr auto kMaxSleep = std::chrono::milliseconds(100);
@@ -24,8 +23,14 @@ weft_status_t Result(const Request& r) {
 // Ends `r` with TIMEOUT when its deadline passed. Requires the state lock.
 bool Expired(Request* r, Clock::time_point now) {
   if (r->done || now < r->deadline) return false;
-  r->Cancel(WEFT_ERR_TIMEOUT, r->op + ": passed its deadline");
+  r->Cancel(WEFT_ERR_TIMEOUT, r->Name() + ": passed its deadline");
   return true;
+}
+
+// Progresses the worker, then lets a collective post its next round.
+void Drive(State& st, Request* r) {
+  st.Progress();
+  if (r->sched && !r->done) r->sched->Advance();
 }
 
 }  // namespace
@@ -50,7 +55,7 @@ weft_status_t TestRequest(Request* r, int32_t* done) {
   State& st = *r->state;
   std::lock_guard<std::mutex> lock(st.mu());
   if (!r->done) {
-    st.Progress();
+    Drive(st, r);
     Expired(r, Clock::now());
   }
   *done = r->done ? 1 : 0;
@@ -64,13 +69,13 @@ weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
       timeout_ms < 0 ? Clock::time_point::max() : start + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(st.mu());
   // Short burst first: most waits end here when the peer is already there.
-  while (!r->done && Clock::now() - start < kSpin) st.Progress();
+  while (!r->done && Clock::now() - start < st.spin()) Drive(st, r);
   while (!r->done) {
     const auto now = Clock::now();
     if (Expired(r, now)) break;
     if (now >= until) return WEFT_IN_PROGRESS;
     st.Sleep(lock, std::min(until, r->deadline));
-    st.Progress();
+    Drive(st, r);
   }
   return Result(*r);
 }
@@ -78,7 +83,7 @@ weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
 weft_status_t CancelRequest(Request* r) {
   State& st = *r->state;
   std::lock_guard<std::mutex> lock(st.mu());
-  if (!r->done) r->Cancel(WEFT_ERR_ABORTED, r->op + ": cancelled");
+  if (!r->done) r->Cancel(WEFT_ERR_ABORTED, r->Name() + ": cancelled");
   return WEFT_OK;
 }
 

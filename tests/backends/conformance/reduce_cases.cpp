@@ -1,5 +1,6 @@
 // Reductions: every dtype × every op it supports, against a closed form of (rank, index).
 #include <complex>
+#include <cstring>
 #include <vector>
 
 #include "values.hpp"
@@ -153,6 +154,33 @@ TEST(Reduce, ReduceScattervUnevenWithZeros) {
     WEFT_OK_OR_FAIL(weft_reduce_scatterv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(), c.op,
                                          nullptr, nullptr, nullptr));
     CheckElements(c, out, counts[w.rank], mine_at, w.size);
+  }
+}
+
+// Sums that round: every member must still end with the same bits (a backend may reduce in
+// any order, but one order for all; recursive doubling and ring both have to get this right).
+// The reference is the gathered results of all ranks, compared byte for byte.
+TEST(Reduce, AllreduceGivesEveryRankTheSameBits) {
+  World& w = TheWorld();
+  for (int64_t count : {int64_t{1}, int64_t{37}, int64_t{3000}, int64_t{40000}}) {
+    SCOPED_TRACE("count " + std::to_string(count));
+    std::vector<float> in(count), out(count);
+    uint32_t x = 2654435761u * static_cast<uint32_t>(w.rank + 1);
+    for (float& v : in) {  // values of very different magnitudes, so the order matters
+      x = x * 1664525u + 1013904223u;
+      v = static_cast<float>(x >> 8) * (x & 1 ? 1e-6f : 3.7f);
+    }
+    const DLDataType f32{kDLFloat, 32, 1};
+    Tensor ti(in.data(), count, f32), to(out.data(), count, f32);
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), WEFT_REDUCE_SUM, nullptr,
+                                   nullptr, nullptr));
+    std::vector<float> all(count * w.size);
+    Tensor ta(all.data(), count * w.size, f32);
+    WEFT_OK_OR_FAIL(
+        weft_allgather(w.ctx, nullptr, 0, to.get(), ta.get(), nullptr, nullptr, nullptr));
+    for (int32_t r = 0; r < w.size; ++r)
+      ASSERT_EQ(std::memcmp(all.data() + r * count, out.data(), count * sizeof(float)), 0)
+          << "rank " << r << " has other bits than rank " << w.rank;
   }
 }
 

@@ -32,15 +32,20 @@ void ExpectAllOk(const std::vector<std::string>& results) {
   for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
 }
 
-// The table: only send/recv/request_*/comm_*; every collective left to the host.
-TEST(UcxPlugin, TableLeavesCollectivesToTheHost) {
+// The table: every collective is the plugin's own; no group calls.
+TEST(UcxPlugin, TableHasEveryCollective) {
   ExpectAllOk(RunRanks(1, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     if (std::strcmp(t.name, "ucx") != 0) return "name";
-    if (t.capabilities != WEFT_BK_CAP_ASYNC) return "capabilities";
-    if (t.allreduce || t.allgather || t.allgatherv || t.reduce_scatter || t.reduce_scatterv ||
-        t.alltoall || t.alltoallv || t.broadcast || t.barrier || t.group_start || t.group_end)
-      return "a collective is not NULL";
+    const uint64_t want = WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER |
+                          WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_REDUCE_SCATTER |
+                          WEFT_BK_CAP_REDUCE_SCATTERV | WEFT_BK_CAP_ALLTOALL |
+                          WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER;
+    if (t.capabilities != want) return "capabilities";
+    if (!t.allreduce || !t.allgather || !t.allgatherv || !t.reduce_scatter || !t.reduce_scatterv ||
+        !t.alltoall || !t.alltoallv || !t.broadcast || !t.barrier)
+      return "a collective is NULL";
+    if (t.group_start || t.group_end) return "group calls are not NULL";
     return "";
   }));
 }
@@ -94,9 +99,13 @@ TEST(UcxPlugin, SizeMismatchIsAnInvalidArgument) {
     std::vector<char> big(64 * 1024, 'x'), small(16);
     weft_status_t s;
     if (r.rank == 0) {
-      for (int tag = 1; tag <= 2; ++tag)
-        if ((s = t.send(r.comm, big.data(), tag == 1 ? big.size() : 8, kU8, 1, tag, &op, nullptr)))
-          return Err("send", s);
+      // 64 KiB between ranks of one host goes by single copy (backends/ucx/cma.hpp): the
+      // sender waits for the receiver, which refuses it, so both sides see the mismatch.
+      s = t.send(r.comm, big.data(), big.size(), kU8, 1, 1, &op, nullptr);
+      if (s != WEFT_ERR_INVALID_ARGUMENT) return Err("single-copy send into a short receive", s);
+      if (FileStoreHost::LastError().find("16 bytes") == std::string::npos)
+        return "message does not name the receive's size: " + FileStoreHost::LastError();
+      if ((s = t.send(r.comm, big.data(), 8, kU8, 1, 2, &op, nullptr))) return Err("send", s);
     } else {
       s = t.recv(r.comm, small.data(), small.size(), kU8, 0, 1, &op, nullptr);
       if (s != WEFT_ERR_INVALID_ARGUMENT) return Err("longer message: recv", s);
@@ -216,6 +225,70 @@ TEST(UcxPlugin, KilledPeerFailsThePendingReceive) {
   EXPECT_EQ(results[0], "");
   EXPECT_EQ(results[1], "");
   EXPECT_EQ(results[2], "killed by signal 9");
+}
+
+// Large messages between ranks of one host go by single copy (backends/ucx/cma.hpp): the
+// receiver reads the sender's buffer. Messages on one tag keep their order across the size
+// classes; a raw message into a receive that expects a descriptor is a size error; a sender
+// that dies before its message was read fails the receive with PEER_FAILURE naming it.
+TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
+  const auto results = RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op(15000);
+    weft_status_t s;
+    // Sizes on both sides of the single-copy threshold (32 KiB) and of a descriptor (40 B).
+    const std::vector<size_t> sizes = {1 << 20, 100, 40 * 1024, 7, 40, 3 * (1 << 20) + 5, 0};
+    auto value = [](size_t k, size_t i) { return static_cast<char>((k * 131 + i * 7) % 251); };
+    if (r.rank == 0) {
+      std::vector<std::vector<char>> out(sizes.size());
+      std::vector<weft_bk_request_t*> q(sizes.size());
+      for (size_t k = 0; k < sizes.size(); ++k) {
+        out[k].resize(sizes[k]);
+        for (size_t i = 0; i < sizes[k]; ++i) out[k][i] = value(k, i);
+        if ((s = t.send(r.comm, out[k].data(), sizes[k], kU8, 1, 4, &op, &q[k])))
+          return Err("send", s);
+      }
+      for (weft_bk_request_t* x : q) {
+        if ((s = t.request_wait(x, -1))) return Err("wait for a send", s);
+        t.request_free(x);
+      }
+      // Raw 100 bytes where the receiver expects 64 KiB (a descriptor).
+      std::vector<char> small(100, 'y');
+      if ((s = t.send(r.comm, small.data(), small.size(), kU8, 1, 5, &op, nullptr)))
+        return Err("send of the short message", s);
+      // A single-copy send, then die before the receiver gets to read it.
+      std::vector<char> big(1 << 20, 'z');
+      weft_bk_request_t* doomed = nullptr;
+      if ((s = t.send(r.comm, big.data(), big.size(), kU8, 1, 6, &op, &doomed)))
+        return Err("send", s);
+      int32_t done = 0;
+      (void)t.request_test(doomed, &done);  // the descriptor leaves
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      raise(SIGKILL);
+    }
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      std::vector<char> in(sizes[k], 0);
+      if ((s = t.recv(r.comm, in.data(), sizes[k], kU8, 0, 4, &op, nullptr)))
+        return Err(("receive " + std::to_string(k)).c_str(), s);
+      for (size_t i = 0; i < sizes[k]; ++i)
+        if (in[i] != value(k, i))
+          return "message " + std::to_string(k) + " byte " + std::to_string(i) + " is wrong";
+    }
+    std::vector<char> expect(64 * 1024);
+    s = t.recv(r.comm, expect.data(), expect.size(), kU8, 0, 5, &op, nullptr);
+    if (s != WEFT_ERR_INVALID_ARGUMENT) return Err("raw message into a large receive", s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // rank 0 is gone by now
+    std::vector<char> big(1 << 20);
+    const auto t0 = Clock::now();
+    s = t.recv(r.comm, big.data(), big.size(), kU8, 0, 6, &op, nullptr);
+    if (s != WEFT_ERR_PEER_FAILURE) return Err("receive from the dead sender", s);
+    if (FileStoreHost::LastError().find("rank 0") == std::string::npos)
+      return "does not name rank 0: " + FileStoreHost::LastError();
+    if (Since(t0) > 2.2) return "noticed after " + std::to_string(Since(t0)) + " s";
+    return "";
+  });
+  EXPECT_EQ(results[0], "killed by signal 9");
+  EXPECT_EQ(results[1], "");
 }
 
 }  // namespace

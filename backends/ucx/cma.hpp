@@ -1,0 +1,68 @@
+// Single-copy messages between processes of one host (cross-memory attach, process_vm_readv).
+//
+// Why the plugin does this itself: UCX 1.13 uses its own cma transport only on endpoints
+// without peer-failure handling, and on those a peer that dies during a read aborts the
+// reading process. Without cma, UCX moves large messages through shared-memory segments, a
+// copy on each side (about half the bandwidth, SPEC §11.1). Here the receiver reads the
+// sender's buffer straight into its own, and a failed read is an error like any other.
+//
+// Protocol, for a message of at least Link::cma_bytes between two ranks that can read each
+// other (same host, same PID namespace, permission checked at start-up): the sender sends a
+// Descriptor (its pid, the buffer's address and length) under the message's tag and waits for
+// an Ack under the same tag with kAckBit set; the receiver posts a receive for the descriptor,
+// reads the bytes after it arrives (outside UCX's callbacks), then acks with the outcome.
+// Both sides decide by the size, which they both know. A size mismatch is still an
+// INVALID_ARGUMENT on both sides: a receive that finds a descriptor it did not expect (or the
+// wrong length) acks it with the error, and receives shorter than a descriptor go through a
+// descriptor-sized bounce buffer so a descriptor is never truncated.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include <weft/status.h>
+
+namespace weft::backends::ucx_plugin {
+
+inline constexpr uint64_t kDescriptorMagic = 0x57656674434d4131ull;  // "WeftCMA1"
+
+struct Descriptor {
+  uint64_t magic = kDescriptorMagic;
+  uint64_t address = 0;
+  uint64_t length = 0;
+  int64_t pid = 0;
+  int64_t sender_rank = 0;
+};
+
+struct Ack {
+  int32_t status = WEFT_OK;  // the receiver's outcome, a weft_status_t
+  int32_t reserved = 0;
+  uint64_t receive_bytes = 0;  // the receiver's buffer, for the sender's message on mismatch
+};
+
+// What a rank publishes about itself next to its worker address.
+struct CmaIdentity {
+  uint64_t magic = kDescriptorMagic;
+  int64_t pid = 0;
+  uint64_t threshold = 0;  // 0: this rank does not take part
+  char host[96] = {};      // boot id + PID namespace: equal means process_vm_readv can reach
+};
+
+// This process's identity; `threshold` 0 when cma is disabled (WEFT_UCX_CMA=0), the kernel
+// forbids it (Yama ptrace_scope >= 2, a seccomp filter), or a read of our own memory fails.
+// With Yama ptrace_scope 1 it allows any process of the same user to read this one
+// (PR_SET_PTRACER), as Open MPI's shared-memory transport does.
+CmaIdentity LocalCmaIdentity(uint64_t threshold);
+
+// The byte threshold two ranks use between them: 0 (never) unless both take part and share a
+// host, else the larger of their thresholds, so both sides pick the same protocol.
+uint64_t PairThreshold(const CmaIdentity& mine, const CmaIdentity& theirs);
+
+// Reads `length` bytes at `remote` in process `pid` into `local`. WEFT_OK, or the status with
+// *why set (a process that is gone is PEER_FAILURE).
+weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t length,
+                         std::string* why);
+
+}  // namespace weft::backends::ucx_plugin

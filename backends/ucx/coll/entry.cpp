@@ -1,0 +1,266 @@
+// The plugin table's collective entries: check the arguments, build the schedule, start it
+// and hand back its request (or wait for it when the host asked for a blocking op).
+#include "backends/ucx/coll/entry.hpp"
+
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "backends/ucx/coll/algorithms.hpp"
+#include "backends/ucx/p2p.hpp"
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+struct Checker {
+  State& st;
+  const char* name;
+
+  weft_status_t Bad(const std::string& what) const {
+    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(name) + ": " + what);
+  }
+  // Bytes per element of t, or 0 after reporting (dtypes of whole bytes only).
+  weft_status_t Item(DLDataType t, uint64_t* item) const {
+    const uint64_t lanes = t.lanes ? t.lanes : 1;
+    if (t.bits == 0 || t.bits % 8 != 0)
+      return Bad("dtype of " + std::to_string(t.bits) + " bits is not a whole number of bytes");
+    *item = uint64_t{t.bits} / 8 * lanes;
+    return WEFT_OK;
+  }
+  weft_status_t Bytes(const char* what, const void* p, uint64_t count, uint64_t item,
+                      uint64_t* bytes) const {
+    if (count > UINT64_MAX / item) return Bad(std::string(what) + ": size overflows");
+    *bytes = count * item;
+    if (p == nullptr && *bytes != 0) return Bad(std::string(what) + " is NULL");
+    return WEFT_OK;
+  }
+  weft_status_t Array(const char* what, const uint64_t* a) const {
+    return a == nullptr ? Bad(std::string(what) + " is NULL") : WEFT_OK;
+  }
+  // Sum of counts[i] * item, checked for overflow.
+  weft_status_t Total(const char* what, const uint64_t* counts, int32_t n, uint64_t item,
+                      uint64_t* total) const {
+    *total = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      if (counts[i] > (UINT64_MAX - *total) / item)
+        return Bad(std::string(what) + ": sizes overflow");
+      *total += counts[i] * item;
+    }
+    return WEFT_OK;
+  }
+  weft_status_t Reduce(DLDataType t, int32_t op, Reduction* red) const {
+    if (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX && op != WEFT_REDUCE_MIN &&
+        op != WEFT_REDUCE_PROD)
+      return Bad("reduction op " + std::to_string(op) +
+                 " (the plugin reduces with sum, max, min or prod)");
+    red->host = st.host();
+    red->dtype = t;
+    red->op = op;
+    if (weft_status_t s = Item(t, &red->item)) return s;
+    // The kernel checks the dtype/op pair (and reports it) without touching memory.
+    return st.host()->reduce(st.host()->host_data, t, op, nullptr, nullptr, 0);
+  }
+};
+
+template <typename Build>
+weft_status_t Run(weft_bk_comm_t* comm, const char* name, const weft_bk_op_t* a,
+                  weft_bk_request_t** req, Build&& build) {
+  Comm& c = *comm;
+  State& st = *c.state;
+  if (!OnHost(a))
+    return st.Fail(WEFT_ERR_UNSUPPORTED, std::string(name) +
+                                             ": device memory is not supported (kDLCPU and "
+                                             "kDLCUDAHost only)");
+  auto r = std::unique_ptr<weft_bk_request>(new weft_bk_request());
+  r->state = &st;
+  r->op = name;
+  r->deadline = DeadlineOf(a);
+  {
+    std::lock_guard<std::mutex> lock(st.mu());
+    std::string why;
+    if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, std::string(name) + ": " + why);
+    r->sched = std::make_unique<Schedule>(c, name, r->deadline);
+    build(*r->sched);
+    r->sched->Start(r.get());
+  }
+  return Deliver(std::move(r), req);
+}
+
+// Even blocks of `count` elements: sizes and offsets in bytes.
+void EvenBlocks(int32_t n, uint64_t bytes, std::vector<uint64_t>* size,
+                std::vector<uint64_t>* displs) {
+  size->assign(n, bytes);
+  displs->resize(n);
+  for (int32_t i = 0; i < n; ++i) (*displs)[i] = bytes * static_cast<uint64_t>(i);
+}
+
+std::vector<uint64_t> Scaled(const uint64_t* v, int32_t n, uint64_t item) {
+  std::vector<uint64_t> out(v, v + n);
+  for (uint64_t& x : out) x *= item;
+  return out;
+}
+
+}  // namespace
+
+weft_status_t CollAllreduce(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
+                            DLDataType dtype, int32_t op, const weft_bk_op_t* args,
+                            weft_bk_request_t** req) {
+  const Checker k{*comm->state, "allreduce"};
+  Reduction red;
+  uint64_t bytes = 0;
+  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Bytes("send", send, count, red.item, &bytes)) return s;
+  if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildAllreduce(s, *comm, comm->state->tuning(), red, send, recv, count);
+  });
+}
+
+weft_status_t CollAllgather(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
+                            DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  const Checker k{*comm->state, "allgather"};
+  const int32_t n = comm->size();
+  uint64_t item = 0, bytes = 0, total = 0;
+  if (weft_status_t s = k.Item(dtype, &item)) return s;
+  if (weft_status_t s = k.Bytes("send", send, count, item, &bytes)) return s;
+  if (count > UINT64_MAX / item / static_cast<uint64_t>(n)) return k.Bad("recv: size overflows");
+  if (weft_status_t s = k.Bytes("recv", recv, count * n, item, &total)) return s;
+  std::vector<uint64_t> size, displs;
+  EvenBlocks(n, bytes, &size, &displs);
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildAllgatherv(s, *comm, comm->state->tuning(), send, recv, size.data(), displs.data());
+  });
+}
+
+weft_status_t CollAllgatherv(weft_bk_comm_t* comm, const void* send, uint64_t send_count,
+                             void* recv, const uint64_t* recv_counts, const uint64_t* recv_displs,
+                             DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  const Checker k{*comm->state, "allgatherv"};
+  const int32_t n = comm->size(), me = comm->index;
+  uint64_t item = 0, bytes = 0, total = 0;
+  if (weft_status_t s = k.Item(dtype, &item)) return s;
+  if (weft_status_t s = k.Array("recv_counts", recv_counts)) return s;
+  if (weft_status_t s = k.Array("recv_displs", recv_displs)) return s;
+  if (weft_status_t s = k.Bytes("send", send, send_count, item, &bytes)) return s;
+  if (send_count != recv_counts[me])
+    return k.Bad("this member sends " + std::to_string(send_count) + " elements but recv_counts[" +
+                 std::to_string(me) + "] is " + std::to_string(recv_counts[me]));
+  if (weft_status_t s = k.Total("recv_counts", recv_counts, n, item, &total)) return s;
+  for (int32_t i = 0; i < n; ++i) {
+    if (recv_displs[i] > UINT64_MAX / item || recv_displs[i] * item > UINT64_MAX - total)
+      return k.Bad("recv_displs: offsets overflow");
+  }
+  if (recv == nullptr && total != 0) return k.Bad("recv is NULL");
+  std::vector<uint64_t> size = Scaled(recv_counts, n, item);
+  std::vector<uint64_t> displs = Scaled(recv_displs, n, item);
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildAllgatherv(s, *comm, comm->state->tuning(), send, recv, size.data(), displs.data());
+  });
+}
+
+weft_status_t CollReduceScatter(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
+                                DLDataType dtype, int32_t op, const weft_bk_op_t* args,
+                                weft_bk_request_t** req) {
+  const Checker k{*comm->state, "reduce_scatter"};
+  const int32_t n = comm->size();
+  Reduction red;
+  uint64_t bytes = 0, total = 0;
+  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
+  if (count > UINT64_MAX / red.item / static_cast<uint64_t>(n))
+    return k.Bad("send: size overflows");
+  if (weft_status_t s = k.Bytes("send", send, count * n, red.item, &total)) return s;
+  const std::vector<uint64_t> counts(n, count);
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildReduceScatterv(s, *comm, comm->state->tuning(), red, send, recv, counts.data());
+  });
+}
+
+weft_status_t CollReduceScatterv(weft_bk_comm_t* comm, const void* send, void* recv,
+                                 const uint64_t* counts, DLDataType dtype, int32_t op,
+                                 const weft_bk_op_t* args, weft_bk_request_t** req) {
+  const Checker k{*comm->state, "reduce_scatterv"};
+  const int32_t n = comm->size();
+  Reduction red;
+  uint64_t bytes = 0, total = 0;
+  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Array("counts", counts)) return s;
+  if (weft_status_t s = k.Total("counts", counts, n, red.item, &total)) return s;
+  if (send == nullptr && total != 0) return k.Bad("send is NULL");
+  if (weft_status_t s = k.Bytes("recv", recv, counts[comm->index], red.item, &bytes)) return s;
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildReduceScatterv(s, *comm, comm->state->tuning(), red, send, recv, counts);
+  });
+}
+
+weft_status_t CollAlltoall(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
+                           DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  const Checker k{*comm->state, "alltoall"};
+  const int32_t n = comm->size();
+  uint64_t item = 0, bytes = 0, total = 0;
+  if (weft_status_t s = k.Item(dtype, &item)) return s;
+  if (weft_status_t s = k.Bytes("block", send, count, item, &bytes)) return s;
+  if (count > UINT64_MAX / item / static_cast<uint64_t>(n)) return k.Bad("size overflows");
+  if (weft_status_t s = k.Bytes("send", send, count * n, item, &total)) return s;
+  if (weft_status_t s = k.Bytes("recv", recv, count * n, item, &total)) return s;
+  std::vector<uint64_t> size, displs;
+  EvenBlocks(n, bytes, &size, &displs);
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildAlltoallv(s, *comm, comm->state->tuning(), send, size.data(), displs.data(), recv,
+                   size.data(), displs.data());
+  });
+}
+
+weft_status_t CollAlltoallv(weft_bk_comm_t* comm, const void* send, const uint64_t* send_counts,
+                            const uint64_t* send_displs, void* recv, const uint64_t* recv_counts,
+                            const uint64_t* recv_displs, DLDataType dtype, const weft_bk_op_t* args,
+                            weft_bk_request_t** req) {
+  const Checker k{*comm->state, "alltoallv"};
+  const int32_t n = comm->size(), me = comm->index;
+  uint64_t item = 0, total = 0;
+  if (weft_status_t s = k.Item(dtype, &item)) return s;
+  for (const auto& [what, a] : {std::pair{"send_counts", send_counts},
+                                {"send_displs", send_displs},
+                                {"recv_counts", recv_counts},
+                                {"recv_displs", recv_displs}})
+    if (weft_status_t s = k.Array(what, a)) return s;
+  if (weft_status_t s = k.Total("send_counts", send_counts, n, item, &total)) return s;
+  if (send == nullptr && total != 0) return k.Bad("send is NULL");
+  if (weft_status_t s = k.Total("recv_counts", recv_counts, n, item, &total)) return s;
+  if (recv == nullptr && total != 0) return k.Bad("recv is NULL");
+  for (int32_t i = 0; i < n; ++i) {
+    if (send_displs[i] > UINT64_MAX / item || recv_displs[i] > UINT64_MAX / item)
+      return k.Bad("displacements overflow");
+  }
+  if (send_counts[me] != recv_counts[me])
+    return k.Bad("this member sends itself " + std::to_string(send_counts[me]) +
+                 " elements but expects " + std::to_string(recv_counts[me]));
+  const std::vector<uint64_t> sb = Scaled(send_counts, n, item), sd = Scaled(send_displs, n, item);
+  const std::vector<uint64_t> rb = Scaled(recv_counts, n, item), rd = Scaled(recv_displs, n, item);
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildAlltoallv(s, *comm, comm->state->tuning(), send, sb.data(), sd.data(), recv, rb.data(),
+                   rd.data());
+  });
+}
+
+weft_status_t CollBroadcast(weft_bk_comm_t* comm, void* buf, uint64_t count, DLDataType dtype,
+                            int32_t root, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  const Checker k{*comm->state, "broadcast"};
+  uint64_t item = 0, bytes = 0;
+  if (weft_status_t s = k.Item(dtype, &item)) return s;
+  if (weft_status_t s = k.Bytes("buf", buf, count, item, &bytes)) return s;
+  if (root < 0 || root >= comm->size())
+    return k.Bad("root " + std::to_string(root) + " outside the group of " +
+                 std::to_string(comm->size()));
+  return Run(comm, k.name, args, req, [&](Schedule& s) {
+    BuildBroadcast(s, *comm, comm->state->tuning(), buf, bytes, root);
+  });
+}
+
+weft_status_t CollBarrier(weft_bk_comm_t* comm, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  return Run(comm, "barrier", args, req, [&](Schedule& s) { BuildBarrier(s, *comm); });
+}
+
+}  // namespace weft::backends::ucx_plugin

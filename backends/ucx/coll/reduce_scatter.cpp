@@ -1,0 +1,74 @@
+// Reduce-scatter(v), ring: in round k a member sends its partial of block me-k-1 to the right
+// (round 0: straight from the input) and receives the left neighbour's partial of block
+// me-k-2, adding its own contribution; after n-1 rounds the block it completed is its own.
+// Received partials alternate between two scratch blocks (one is being sent while the other
+// fills); the last round receives straight into recv unless recv is this member's block of
+// the input. Each block moves in segments that are reduced as soon as they land, while still
+// in cache and while later segments are in flight.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/ucx/coll/algorithms.hpp"
+
+namespace weft::backends::ucx_plugin {
+
+void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,
+                          const char* in, char* out, const uint64_t* bytes,
+                          const uint64_t* displs) {
+  const int32_t n = c.size(), me = c.index;
+  if (n == 1) {
+    if (bytes[0] != 0 && out != in + displs[0]) std::memmove(out, in + displs[0], bytes[0]);
+    return;
+  }
+  const int32_t left = Ring(me - 1, n), right = Ring(me + 1, n);
+  const uint64_t max_block = *std::max_element(bytes, bytes + n);
+  const bool in_place = out == in + displs[me];
+  const uint64_t seg = std::max<uint64_t>(red.item, t.segment_bytes / red.item * red.item);
+  char* partial[2] = {nullptr, nullptr};
+  const char* sent = nullptr;  // what this round sends (last round's partial)
+  for (int32_t k = 0; k < n - 1; ++k) {
+    const int32_t sb = Ring(me - k - 1, n), rb = Ring(me - k - 2, n);
+    const bool last = k == n - 2;
+    const char* src = k == 0 ? in + displs[sb] : sent;
+    char* dst = out;
+    if (!last || in_place) {
+      if (partial[k % 2] == nullptr) partial[k % 2] = s.Scratch(max_block);
+      dst = partial[k % 2];
+    }
+    const char* own = in + displs[rb];
+    s.NewRound();
+    for (uint64_t off = 0; off < bytes[rb]; off += seg) {
+      const uint64_t len = std::min(seg, bytes[rb] - off);
+      if (last && in_place) {
+        // out is this member's block of the input: own contribution + the neighbour's partial.
+        s.Recv(left, dst + off, len, [red, o = out + off, p = dst + off, len](std::string* why) {
+          return red.Into(o, p, len, why);
+        });
+      } else {
+        s.Recv(left, dst + off, len, [red, p = dst + off, o = own + off, len](std::string* why) {
+          return red.Into(p, o, len, why);
+        });
+      }
+    }
+    for (uint64_t off = 0; off < bytes[sb]; off += seg)
+      s.Send(right, src + off, std::min(seg, bytes[sb] - off));
+    sent = dst;
+  }
+}
+
+void BuildReduceScatterv(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,
+                         const void* send, void* recv, const uint64_t* counts) {
+  const int32_t n = c.size();
+  std::vector<uint64_t> bytes(n), displs(n);
+  uint64_t at = 0;
+  for (int32_t i = 0; i < n; ++i) {
+    bytes[i] = counts[i] * red.item;
+    displs[i] = at;
+    at += bytes[i];
+  }
+  AddReduceScatterRing(s, c, t, red, static_cast<const char*>(send), static_cast<char*>(recv),
+                       bytes.data(), displs.data());
+}
+
+}  // namespace weft::backends::ucx_plugin

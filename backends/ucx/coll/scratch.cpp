@@ -1,0 +1,39 @@
+#include "backends/ucx/coll/scratch.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+// Buffers a communicator keeps: a collective needs at most two at once, and a third covers a
+// collective whose requests UCX still holds while the next one starts.
+constexpr size_t kCached = 3;
+constexpr size_t kAlign = 64;
+
+}  // namespace
+
+void ScratchBuffer::Free::operator()(char* p) const { std::free(p); }
+
+std::shared_ptr<ScratchBuffer> AcquireScratch(Comm& c, uint64_t bytes) {
+  bytes = std::max<uint64_t>(bytes, kAlign);
+  std::shared_ptr<ScratchBuffer>* smallest_free = nullptr;
+  for (auto& b : c.scratch) {
+    if (b.use_count() != 1) continue;  // a collective or a UCX request still uses it
+    if (b->capacity >= bytes) return b;
+    if (smallest_free == nullptr || b->capacity < (*smallest_free)->capacity) smallest_free = &b;
+  }
+  const uint64_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+  auto fresh = std::make_shared<ScratchBuffer>();
+  fresh->data.reset(static_cast<char*>(std::aligned_alloc(kAlign, rounded)));
+  if (!fresh->data) throw std::bad_alloc();
+  fresh->capacity = rounded;
+  if (smallest_free != nullptr)
+    *smallest_free = fresh;
+  else if (c.scratch.size() < kCached)
+    c.scratch.push_back(fresh);
+  return fresh;
+}
+
+}  // namespace weft::backends::ucx_plugin

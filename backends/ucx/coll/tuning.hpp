@@ -1,0 +1,43 @@
+// Algorithm thresholds of the plugin's collectives, from built-in defaults measured on the
+// CI machine class (2 ranks on shared memory) or WEFT_UCX_* environment variables, read once
+// when the context starts. A later tuning file (collbench --tune) will write the same knobs.
+#pragma once
+
+#include <cstdint>
+
+#include <weft/backend_plugin.h>
+
+namespace weft::backends::ucx_plugin {
+
+struct Tuning {
+  // All-reduce of at least this many bytes (and at least one element per member) runs ring
+  // reduce-scatter + all-gather; smaller ones recursive doubling (latency: log2 n rounds).
+  uint64_t allreduce_ring_bytes = 64 << 10;  // WEFT_UCX_ALLREDUCE_RING_BYTES
+  // All-gather(v) whose gathered result is below this many bytes runs Bruck (log2 n rounds
+  // through a scratch buffer); larger ones the ring (n-1 rounds, straight into recv).
+  uint64_t allgather_bruck_bytes = 32 << 10;  // WEFT_UCX_ALLGATHER_BRUCK_BYTES
+  // Broadcast of at least this many bytes over 3+ members runs a pipelined chain; smaller
+  // ones a binomial tree.
+  uint64_t broadcast_chain_bytes = 256 << 10;  // WEFT_UCX_BROADCAST_CHAIN_BYTES
+  // Segment of pipelined transfers: chain broadcast chunks, and reduce-scatter pieces that
+  // are reduced as each lands (while it is still in cache).
+  uint64_t segment_bytes = 256 << 10;  // WEFT_UCX_SEGMENT_BYTES
+  // All-to-all(v): pairwise steps (one send and one receive each) in flight at once.
+  int32_t alltoall_inflight = 4;  // WEFT_UCX_ALLTOALL_INFLIGHT
+  // Messages of at least this many bytes between ranks of one host move by single copy
+  // (process_vm_readv, cma.hpp); 0 turns that off. Two ranks use the larger of their values.
+  uint64_t cma_bytes = 8 << 10;  // WEFT_UCX_CMA_BYTES
+  // How long a waiter polls before it sleeps on the worker's event fd, in microseconds; < 0:
+  // chosen from the ranks per host and the CPUs this process may run on (SpinMicroseconds).
+  int64_t spin_us = -1;  // WEFT_UCX_SPIN_US
+};
+
+// The polling budget: with a CPU per rank, 200 us, so that a reply a large copy away is caught
+// without the wake-up cost of sleeping (tens of us on a VM); with more ranks than CPUs,
+// 20 us, so ranks that share a CPU do not starve each other (8 ranks on 2 cores sleep).
+int64_t SpinMicroseconds(const Tuning& t, int32_t ranks_on_host);
+
+// Defaults overridden by the environment; a malformed value is logged and ignored.
+Tuning ReadTuning(const weft_bk_host_api_t* host);
+
+}  // namespace weft::backends::ucx_plugin
