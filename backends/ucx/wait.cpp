@@ -3,6 +3,7 @@
 #include "backends/ucx/coll/schedule.hpp"
 
 #include <poll.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <mutex>
@@ -13,6 +14,8 @@ namespace {
 // The longest sleep between progress calls: UCX's keepalive (dead-peer detection) and the
 // deadlines only advance when someone progresses the worker.
 constexpr auto kMaxSleep = std::chrono::milliseconds(100);
+// How long a waiter polls with sched_yield() between polls before it sleeps.
+constexpr auto kYieldBudget = std::chrono::microseconds(500);
 
 // The op's result, reported to this thread's host error slot when it failed.
 weft_status_t Result(const Request& r) {
@@ -70,6 +73,18 @@ weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
   std::unique_lock<std::mutex> lock(st.mu());
   // Short burst first: most waits end here when the peer is already there.
   while (!r->done && Clock::now() - start < st.spin()) Drive(st, r);
+  // Then poll while handing the CPU over between polls, for a bounded time: with more ranks
+  // than CPUs the peer being waited for may need this CPU, and waking from a sleep on the
+  // event fd costs tens of microseconds, more than a small collective's whole round.
+  const auto yield_until = start + st.spin() + kYieldBudget;
+  while (!r->done) {
+    const auto now = Clock::now();
+    if (now >= yield_until || now >= until || Expired(r, now)) break;
+    lock.unlock();
+    sched_yield();
+    lock.lock();
+    Drive(st, r);
+  }
   while (!r->done) {
     const auto now = Clock::now();
     if (Expired(r, now)) break;

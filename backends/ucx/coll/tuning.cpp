@@ -61,7 +61,7 @@ int64_t SpinMicroseconds(const Tuning& t, int32_t ranks_on_host) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-  return ranks_on_host <= cpus ? 200 : 20;
+  return ranks_on_host <= cpus ? 200 : 0;
 }
 
 }  // namespace weft::backends::ucx_plugin
