@@ -183,6 +183,30 @@ Result<std::unique_ptr<Communicator::Request>> Communicator::PostRecv(void* buf,
   return std::make_unique<Request>(backend_.table(), req);
 }
 
+bool Communicator::HasStrided() const {
+  const weft_backend_plugin_t& t = backend_.table();
+  return t.send_strided != nullptr && t.recv_strided != nullptr &&
+         (t.capabilities & WEFT_BK_CAP_STRIDED) != 0;
+}
+
+Result<std::unique_ptr<Communicator::Request>> Communicator::PostSendStrided(
+    const void* base, const weft_bk_strided_t& l, int32_t peer, int64_t tag, const OpArgs& a) {
+  const weft_bk_op_t args = BkArgs(a);
+  weft_bk_request_t* req = nullptr;
+  WEFT_RETURN_IF_ERROR(Check(backend_.table().send_strided(comm_, base, &l, peer, tag, &args, &req),
+                             "send_strided"));
+  return std::make_unique<Request>(backend_.table(), req);
+}
+
+Result<std::unique_ptr<Communicator::Request>> Communicator::PostRecvStrided(
+    void* base, const weft_bk_strided_t& l, int32_t peer, int64_t tag, const OpArgs& a) {
+  const weft_bk_op_t args = BkArgs(a);
+  weft_bk_request_t* req = nullptr;
+  WEFT_RETURN_IF_ERROR(Check(backend_.table().recv_strided(comm_, base, &l, peer, tag, &args, &req),
+                             "recv_strided"));
+  return std::make_unique<Request>(backend_.table(), req);
+}
+
 Status Communicator::WaitAll(std::span<std::unique_ptr<Request>> reqs, const OpArgs& a) {
   Status first;
   for (auto& r : reqs) {

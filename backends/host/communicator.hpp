@@ -58,6 +58,13 @@ class Communicator {
                                             int64_t tag, const OpArgs& a);
   Result<std::unique_ptr<Request>> PostRecv(void* buf, uint64_t bytes, int32_t peer, int64_t tag,
                                             const OpArgs& a);
+  // Point-to-point of a strided region without packing, when the plugin has it (ABI 1.1,
+  // WEFT_BK_CAP_STRIDED); the bytes on the wire are the region's elements in row-major order.
+  bool HasStrided() const;
+  Result<std::unique_ptr<Request>> PostSendStrided(const void* base, const weft_bk_strided_t& l,
+                                                   int32_t peer, int64_t tag, const OpArgs& a);
+  Result<std::unique_ptr<Request>> PostRecvStrided(void* base, const weft_bk_strided_t& l,
+                                                   int32_t peer, int64_t tag, const OpArgs& a);
   Status WaitAll(std::span<std::unique_ptr<Request>> reqs, const OpArgs& a);
   // Waits up to timeout_ms (< 0: until the op's deadline) for one request: kInProgress when
   // that wait elapsed first, kTimeout when the op's deadline passed.

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,8 @@ const OpMask kOps[] = {
     {"alltoallv", WEFT_BK_CAP_ALLTOALLV, offsetof(weft_backend_plugin_t, alltoallv)},
     {"broadcast", WEFT_BK_CAP_BROADCAST, offsetof(weft_backend_plugin_t, broadcast)},
     {"barrier", WEFT_BK_CAP_BARRIER, offsetof(weft_backend_plugin_t, barrier)},
+    {"strided", WEFT_BK_CAP_STRIDED, offsetof(weft_backend_plugin_t, send_strided)},
+    {"strided", WEFT_BK_CAP_STRIDED, offsetof(weft_backend_plugin_t, recv_strided)},
 };
 
 void** Slot(weft_backend_plugin_t& t, size_t offset) {
@@ -144,11 +147,15 @@ Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_
                                               " but this libweft supports " +
                                               std::to_string(WEFT_BACKEND_PLUGIN_ABI_MAJOR) + "." +
                                               std::to_string(WEFT_BACKEND_PLUGIN_ABI_MINOR));
-  if (table->struct_size < sizeof(weft_backend_plugin_t))
+  if (table->struct_size < WEFT_BACKEND_PLUGIN_V1_0_SIZE)
     return Status(Code::kVersionMismatch, "plugin " + path + " has a table of " +
                                               std::to_string(table->struct_size) +
                                               " bytes, smaller than ABI 1.0's");
-  std::memcpy(&plugin->table_, table, sizeof(weft_backend_plugin_t));
+  // A 1.0 plugin's table ends before the 1.1 functions: they stay NULL (the host packs).
+  plugin->table_ = weft_backend_plugin_t{};
+  std::memcpy(&plugin->table_, table,
+              std::min<size_t>(table->struct_size, sizeof(weft_backend_plugin_t)));
+  plugin->table_.struct_size = sizeof(weft_backend_plugin_t);
   WEFT_RETURN_IF_ERROR(CheckMandatory(plugin->table_, path));
   WEFT_RETURN_IF_ERROR(ApplyMask(plugin->table_, disabled_ops));
   return plugin;

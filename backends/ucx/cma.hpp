@@ -24,6 +24,8 @@
 
 #include <weft/status.h>
 
+#include "backends/ucx/layout.hpp"
+
 namespace weft::backends::ucx_plugin {
 
 inline constexpr uint64_t kDescriptorMagic = 0x57656674434d4131ull;  // "WeftCMA1"
@@ -34,7 +36,10 @@ struct Descriptor {
   uint64_t length = 0;
   int64_t pid = 0;
   int64_t sender_rank = 0;
+  Layout layout;  // the sender's memory: strided sends are read where they lie
 };
+// Receives shorter than this are bounced (see above); tests name the size.
+static_assert(sizeof(Descriptor) == 184, "the descriptor's size is part of the wire protocol");
 
 struct Ack {
   int32_t status = WEFT_OK;  // the receiver's outcome, a weft_status_t
@@ -64,5 +69,10 @@ uint64_t PairThreshold(const CmaIdentity& mine, const CmaIdentity& theirs);
 // *why set (a process that is gone is PEER_FAILURE).
 weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t length,
                          std::string* why);
+// The same between two strided regions of equal size: the bytes of `remote_layout` at
+// `remote` (in `pid`) in order into those of `local_layout` at `local`, up to 1024 pieces per
+// system call.
+weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
+                               char* local, const Layout& local_layout, std::string* why);
 
 }  // namespace weft::backends::ucx_plugin

@@ -7,13 +7,18 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
+#include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/request.hpp"
 #include "backends/ucx/wait.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
+
+const DLDataType kBytes{kDLUInt, 8, 1};
+constexpr uint64_t kPackRunsBelow = 2048;
 
 constexpr uint64_t kFullMask = ~uint64_t{0};
 
@@ -99,7 +104,8 @@ void OnDescriptorSent(void* ucx_request, ucs_status_t, void* user_data) {
 
 // A single-copy send: wait for the receiver's Ack (the request UCX owns), then tell the
 // receiver where the bytes are.
-void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                 const Layout& layout) {
   State& st = *r->state;
   r->cma_send = true;
   ucp_request_param_t p = Params(r);
@@ -116,6 +122,7 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
   d->length = r->bytes;
   d->pid = getpid();
   d->sender_rank = st.rank();
+  d->layout = layout;
   ucp_request_param_t dp{};
   dp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
                     UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
@@ -136,9 +143,28 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
 
 }  // namespace
 
-void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                    const Layout* strided) {
   const uint64_t cma = r->state->peer(r->peer_rank).cma_bytes;
-  if (cma != 0 && r->bytes >= cma) return PostCmaSend(r, ep, buf, wire_tag, ack_tag);
+  const bool single_copy = cma != 0 && r->bytes >= cma;
+  // The reader pays per page of the sender it touches and per remote piece (the kernel pins
+  // pages and looks up the mapping for each), so rows shorter than 2 KiB leave packed (from a
+  // reused buffer): the receiver then reads a dense buffer, still straight into its own
+  // strided memory. Measured, S0 -> S1 on 2 ranks: 1 KiB rows 47 vs 54 us per MiB packed vs
+  // in place; 2 KiB rows 167 vs 226 us per 4 MiB in place vs packed.
+  const bool pack =
+      strided != nullptr && strided->ndim != 0 && (!single_copy || strided->run < kPackRunsBelow);
+  if (single_copy && !pack)
+    return PostCmaSend(r, ep, buf, wire_tag, ack_tag, strided ? *strided : Contiguous(r->bytes));
+  if (pack) {
+    // Small, or a peer without single copy: the bytes leave packed, from a buffer the request
+    // keeps until UCX is done with it.
+    std::shared_ptr<ScratchBuffer> packed = r->state->Staging(r->bytes);
+    PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
+    buf = packed->data.get();
+    r->keep_alive = std::move(packed);
+    if (single_copy) return PostCmaSend(r, ep, buf, wire_tag, ack_tag, Contiguous(r->bytes));
+  }
   ucp_request_param_t p = Params(r);
   p.cb.send = &OnSendDone;
   void* h = ucp_tag_send_nbx(ep, buf, r->bytes, wire_tag, &p);
@@ -152,14 +178,23 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
   }
 }
 
-void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag) {
+void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                    const Layout* strided) {
   const uint64_t cma = r->state->peer(r->peer_rank).cma_bytes;
   r->user_buf = buf;
   r->ack_tag = ack_tag;
+  r->layout = strided ? *strided : Contiguous(r->bytes);
   // From a single-copy peer, a large receive takes the descriptor, and one shorter than a
   // descriptor lands in `desc` first so that a descriptor sent to it is seen whole (cma.hpp).
   r->cma_recv = cma != 0 && r->bytes >= cma;
   r->bounced = cma != 0 && r->bytes < sizeof(Descriptor);
+  if (r->layout.ndim != 0 && !r->cma_recv && !r->bounced) {
+    // Lands packed in a buffer the request keeps, unpacked when it completes.
+    std::shared_ptr<ScratchBuffer> staging = r->state->Staging(r->bytes);
+    r->staged = staging->data.get();
+    buf = r->staged;
+    r->keep_alive = std::move(staging);
+  }
   void* into = (r->cma_recv || r->bounced) ? static_cast<void*>(&r->desc) : buf;
   const uint64_t len = (r->cma_recv || r->bounced) ? sizeof(Descriptor) : r->bytes;
   ucp_tag_recv_info_t info{};
@@ -205,6 +240,44 @@ weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t pee
   ucp_ep_h ep = nullptr;
   if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
   PostRecvLocked(r.get(), buf, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag));
+  lock.unlock();
+  return Deliver(std::move(r), req);
+}
+
+weft_status_t SendStrided(Comm& c, const void* base, const weft_bk_strided_t* layout, int32_t peer,
+                          int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+  State& st = *c.state;
+  Layout l;
+  std::string why;
+  if (!Normalize(layout, &l, &why)) return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "send: " + why);
+  if (base == nullptr && l.Bytes() != 0)
+    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "send: base is NULL");
+  Checked k;
+  std::unique_ptr<weft_bk_request> r;
+  if (weft_status_t s = NewRequest(c, l.Bytes(), kBytes, peer, tag, a, false, &k, &r)) return s;
+  std::unique_lock<std::mutex> lock(st.mu());
+  ucp_ep_h ep = nullptr;
+  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
+  PostSendLocked(r.get(), ep, base, WireTag(c.id, c.index, k.tag), AckTag(c.id, peer, k.tag), &l);
+  lock.unlock();
+  return Deliver(std::move(r), req);
+}
+
+weft_status_t RecvStrided(Comm& c, void* base, const weft_bk_strided_t* layout, int32_t peer,
+                          int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+  State& st = *c.state;
+  Layout l;
+  std::string why;
+  if (!Normalize(layout, &l, &why)) return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "receive: " + why);
+  if (base == nullptr && l.Bytes() != 0)
+    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "receive: base is NULL");
+  Checked k;
+  std::unique_ptr<weft_bk_request> r;
+  if (weft_status_t s = NewRequest(c, l.Bytes(), kBytes, peer, tag, a, true, &k, &r)) return s;
+  std::unique_lock<std::mutex> lock(st.mu());
+  ucp_ep_h ep = nullptr;
+  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
+  PostRecvLocked(r.get(), base, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag), &l);
   lock.unlock();
   return Deliver(std::move(r), req);
 }

@@ -31,8 +31,18 @@ weft_status_t Deliver(std::unique_ptr<weft_bk_request> r, weft_bk_request_t** re
 // UCX tagged send/receive of r->bytes bytes at `buf` under the full 64-bit `wire_tag`, by
 // single copy from a large enough message on (cma.hpp; `ack_tag` is the tag of the receiver's
 // Ack: AckTag with the receiver's index); a failure to post ends `r` with its status.
-// Collectives post their steps through these.
-void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag);
-void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag);
+// Collectives post their steps through these. `strided` (normalized, Bytes() == r->bytes):
+// the memory at `buf` is that region; a single-copy receiver reads it in place, else it is
+// packed (send) or unpacked on arrival (receive).
+void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                    const Layout* strided = nullptr);
+void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                    const Layout* strided = nullptr);
+
+// send_strided / recv_strided of the plugin table (ABI 1.1).
+weft_status_t SendStrided(Comm& c, const void* base, const weft_bk_strided_t* layout, int32_t peer,
+                          int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req);
+weft_status_t RecvStrided(Comm& c, void* base, const weft_bk_strided_t* layout, int32_t peer,
+                          int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req);
 
 }  // namespace weft::backends::ucx_plugin

@@ -5,6 +5,7 @@
 //       or waits on any request of the context (the host always waits on what it posts).
 //   Every collective is the plugin's own (coll/); WEFT_BACKEND_DISABLE_OPS hides them from
 //       the host, which then composes them from send/recv (tests, comparisons).
+//   STRIDED: send/recv of strided regions, read in place by single-copy receivers.
 //   not GROUP: posted send/recv already overlap.
 //   not DEVICE_CUDA: buffers must be kDLCPU or kDLCUDAHost (else WEFT_ERR_UNSUPPORTED).
 //
@@ -84,6 +85,18 @@ weft_status_t RecvEntry(weft_bk_comm_t* comm, void* buf, uint64_t count, DLDataT
   return Guard([&] { return Recv(*comm, buf, count, dtype, peer, tag, args, req); });
 }
 
+weft_status_t SendStridedEntry(weft_bk_comm_t* comm, const void* base,
+                               const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
+                               const weft_bk_op_t* args, weft_bk_request_t** req) noexcept {
+  return Guard([&] { return SendStrided(*comm, base, layout, peer, tag, args, req); });
+}
+
+weft_status_t RecvStridedEntry(weft_bk_comm_t* comm, void* base, const weft_bk_strided_t* layout,
+                               int32_t peer, int64_t tag, const weft_bk_op_t* args,
+                               weft_bk_request_t** req) noexcept {
+  return Guard([&] { return RecvStrided(*comm, base, layout, peer, tag, args, req); });
+}
+
 weft_status_t TestEntry(weft_bk_request_t* req, int32_t* done) noexcept {
   return Guard([&] { return TestRequest(req, done); });
 }
@@ -122,7 +135,7 @@ const weft_backend_plugin_t kPlugin = {
     sizeof(weft_backend_plugin_t),
     WEFT_BACKEND_PLUGIN_ABI_VERSION,
     "ucx",
-    WEFT_BK_CAP_ASYNC | kCollectiveCaps,
+    WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | kCollectiveCaps,
     Init,
     Finalize,
     Abort,
@@ -146,6 +159,8 @@ const weft_backend_plugin_t kPlugin = {
     WaitEntry,
     CancelEntry,
     FreeEntry,
+    SendStridedEntry,
+    RecvStridedEntry,
 };
 
 }  // namespace

@@ -110,8 +110,8 @@ void CompleteSend(Request* r, ucs_status_t status) {
 
 namespace {
 
-// Whether `buf` holds a descriptor from the peer of `r` (a length-40 message whose size class
-// the two sides disagree on, or the expected descriptor).
+// Whether `buf` holds a descriptor from the peer of `r` (a descriptor-sized message whose size
+// class the two sides disagree on, or the expected descriptor).
 bool IsDescriptor(const Request& r, const void* buf, uint64_t length) {
   if (length != sizeof(Descriptor) || r.state->peer(r.peer_rank).cma_bytes == 0) return false;
   Descriptor d;
@@ -137,6 +137,7 @@ void RefuseDescriptor(Request* r, uint64_t length) {
 void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
   if (status == UCS_OK && (r->cma_recv || r->bounced || r->done)) {
     const void* got = (r->cma_recv || r->bounced) ? static_cast<const void*>(&r->desc)
+                      : r->staged != nullptr      ? static_cast<const void*>(r->staged)
                                                   : static_cast<const void*>(r->user_buf);
     if (IsDescriptor(*r, got, length) && !(r->bounced && length == r->bytes)) {
       std::memcpy(&r->desc, got, sizeof(Descriptor));
@@ -151,15 +152,18 @@ void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
   }
   if (r->done) return;
   if (status == UCS_OK && r->bounced && length == r->bytes) {
-    if (length != 0) std::memcpy(r->user_buf, &r->desc, length);
+    UnpackRuns(reinterpret_cast<const char*>(&r->desc), r->layout, static_cast<char*>(r->user_buf));
     r->Finish(WEFT_OK, {});
     return;
   }
+  const char* landed = r->staged != nullptr ? r->staged : static_cast<const char*>(r->user_buf);
   if (status == UCS_OK && !r->cma_recv && !r->bounced && length != r->bytes &&
-      IsDescriptor(*r, r->user_buf, length)) {
-    std::memcpy(&r->desc, r->user_buf, sizeof(Descriptor));
+      IsDescriptor(*r, landed, length)) {
+    std::memcpy(&r->desc, landed, sizeof(Descriptor));
     return RefuseDescriptor(r, r->desc.length);
   }
+  if (status == UCS_OK && !r->cma_recv && !r->bounced && length == r->bytes && r->staged != nullptr)
+    UnpackRuns(r->staged, r->layout, static_cast<char*>(r->user_buf));
   if (status == UCS_OK && (length != r->bytes || r->cma_recv)) {
     // The ABI's receive carries no length back: a shorter message would leave stale bytes.
     r->Finish(WEFT_ERR_INVALID_ARGUMENT, SizeMismatch(*r, length));

@@ -49,6 +49,8 @@ struct Request {
   bool in_read_queue = false;  // State::Progress still has to read or ack it
   void* user_buf = nullptr;    // a receive's buffer
   uint64_t ack_tag = 0;        // a receive: the tag its Ack goes back under
+  Layout layout;               // a receive's memory at user_buf (strided or one run)
+  char* staged = nullptr;      // a strided receive landing in keep_alive's buffer, to unpack
   Descriptor desc;
   Ack ack;
   bool done = false;  // the op's result is final

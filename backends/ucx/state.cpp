@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/config.hpp"
 #include "backends/ucx/request.hpp"
 
@@ -246,6 +247,10 @@ void State::Progress() {
   }
 }
 
+std::shared_ptr<ScratchBuffer> State::Staging(uint64_t bytes) {
+  return AcquireFrom(staging_, bytes);
+}
+
 void State::QueueRead(Request* r) {
   r->in_read_queue = true;
   reads_.push_back(r);
@@ -256,7 +261,10 @@ void State::ReadQueued(Request* r) {
   weft_status_t s = r->status;
   if (!r->done) {  // not cancelled, failed or aborted meanwhile
     std::string why;
-    s = ReadRemote(r->desc.pid, r->desc.address, r->user_buf, r->desc.length, &why);
+    s = r->desc.layout.Bytes() == r->desc.length
+            ? ReadRemoteRegion(r->desc.pid, r->desc.address, r->desc.layout,
+                               static_cast<char*>(r->user_buf), r->layout, &why)
+            : (why = "the sender's descriptor is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
     if (s == WEFT_ERR_PEER_FAILURE) {
       why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
       RecordFailure(s, r->peer_rank);

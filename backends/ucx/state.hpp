@@ -32,6 +32,7 @@ namespace weft::backends::ucx_plugin {
 using Clock = std::chrono::steady_clock;
 
 struct Request;
+struct ScratchBuffer;
 
 // One peer's endpoint. Heap-allocated so its address can be the error callback's argument.
 struct Peer {
@@ -91,6 +92,8 @@ class State {
   void Progress();
   // A receive whose descriptor arrived (called inside progress): read after progress returns.
   void QueueRead(Request* r);
+  // Memory for packing a strided message, reused across messages (fresh pages would fault).
+  std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
   void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes);
   // Called from the endpoint error callback (inside progress).
@@ -133,6 +136,7 @@ class State {
   bool peer_error_pending_ = false;
   std::unordered_set<Request*> owned_;
   CmaIdentity cma_;
+  std::vector<std::shared_ptr<ScratchBuffer>> staging_;
   // Receives whose descriptor arrived; Progress() reads them. Each is kept alive (not deleted
   // by request_free) until it was read or refused, since the sender waits for the ack.
   std::vector<Request*> reads_;

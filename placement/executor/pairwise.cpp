@@ -51,6 +51,19 @@ std::vector<int64_t> StageOffsets(const std::vector<Box>& boxes, size_t self, co
   return at;
 }
 
+// The box's elements in `v` as the plugin's strided region (byte strides).
+weft_bk_strided_t StridedOf(const TensorView& v, const Box& b) {
+  weft_bk_strided_t l{};
+  l.struct_size = sizeof(l);
+  l.item_bytes = static_cast<uint64_t>(v.item);
+  l.ndim = static_cast<uint32_t>(b.ndim);
+  for (int32_t d = 0; d < b.ndim; ++d) {
+    l.shape[d] = static_cast<uint64_t>(b.shape[d]);
+    l.strides[d] = v.strides[d] * v.item;
+  }
+  return l;
+}
+
 }  // namespace
 
 int64_t PairwiseStagedBytes(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
@@ -68,9 +81,13 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
   const int64_t item = from.item;
   const size_t n = send_boxes.size();
   const int64_t tag = comm.NextInternalTag();
+  // A plugin that moves strided regions itself (UCX: one cross-memory read from the sender's
+  // rows into the receiver's) takes every non-contiguous piece whole: no packing, no staging.
+  const bool strided = comm.HasStrided() && from.block.ndim <= WEFT_BK_MAX_DIMS;
   int64_t stotal = 0, rtotal = 0;
-  const auto sat = StageOffsets(send_boxes, self, from, &stotal);
-  const auto rat = StageOffsets(recv_boxes, self, to, &rtotal);
+  auto sat = StageOffsets(send_boxes, self, from, &stotal);
+  auto rat = StageOffsets(recv_boxes, self, to, &rtotal);
+  if (strided) stotal = rtotal = 0;
   if (static_cast<int64_t>(send_stage.size()) < stotal * item)
     send_stage.resize(static_cast<size_t>(stotal * item));
   if (static_cast<int64_t>(recv_stage.size()) < rtotal * item)
@@ -87,6 +104,21 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
   for (size_t i = 1; i <= n; ++i) {
     const size_t k = (self + n - i) % n;  // from the members before us first: they send to us first
     if (k == self || recv_boxes[k].Empty()) continue;
+    if (strided && rat[k] >= 0) {
+      // Chunk by chunk like the sender (both derive the chunks from the global box, whatever
+      // either side's memory looks like), each chunk straight into place.
+      for (const Box& c : Chunks(recv_boxes[k], item)) {
+        char* at = to.At(c.offset.data());
+        auto r = IsContiguous(to, c) ? comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
+                                                     static_cast<int32_t>(k), tag, args)
+                                     : comm.PostRecvStrided(at, StridedOf(to, c),
+                                                            static_cast<int32_t>(k), tag, args);
+        if (!r.ok()) return r.status();
+        recvs.push_back(std::move(r).value());
+        pending.push_back({k, c, nullptr});
+      }
+      continue;
+    }
     char* stage = rat[k] >= 0 ? recv_stage.data() + rat[k] * item : nullptr;
     for (const Box& c : Chunks(recv_boxes[k], item)) {
       char* at = stage ? stage : to.At(c.offset.data());
@@ -101,6 +133,18 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
   for (size_t i = 1; i <= n; ++i) {
     const size_t k = (self + i) % n;
     if (k == self || send_boxes[k].Empty()) continue;
+    if (strided && sat[k] >= 0) {
+      for (const Box& c : Chunks(send_boxes[k], item)) {
+        const char* at = from.At(c.offset.data());
+        auto r = IsContiguous(from, c) ? comm.PostSend(at, static_cast<uint64_t>(c.Volume() * item),
+                                                       static_cast<int32_t>(k), tag, args)
+                                       : comm.PostSendStrided(at, StridedOf(from, c),
+                                                              static_cast<int32_t>(k), tag, args);
+        if (!r.ok()) return r.status();
+        sends.push_back(std::move(r).value());
+      }
+      continue;
+    }
     char* stage = sat[k] >= 0 ? send_stage.data() + sat[k] * item : nullptr;
     for (const Box& c : Chunks(send_boxes[k], item)) {
       const char* at = from.At(c.offset.data());

@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define WEFT_BACKEND_PLUGIN_ABI_MAJOR 1
-#define WEFT_BACKEND_PLUGIN_ABI_MINOR 0
+#define WEFT_BACKEND_PLUGIN_ABI_MINOR 1
 #define WEFT_BACKEND_PLUGIN_ABI_VERSION \
   ((WEFT_BACKEND_PLUGIN_ABI_MAJOR << 16) | WEFT_BACKEND_PLUGIN_ABI_MINOR)
 
@@ -57,6 +57,7 @@ extern "C" {
 #define WEFT_BK_CAP_GROUP (1ull << 9)       /* group_start/group_end batch point-to-point */
 #define WEFT_BK_CAP_ASYNC (1ull << 10)      /* requests progress without the caller */
 #define WEFT_BK_CAP_DEVICE_CUDA (1ull << 11) /* accepts kDLCUDA buffers */
+#define WEFT_BK_CAP_STRIDED (1ull << 12)     /* send_strided/recv_strided (ABI 1.1) */
 
 /* Log levels of host->log. */
 enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN = 3,
@@ -112,6 +113,20 @@ typedef struct weft_bk_op {
   int64_t timeout_ms; /* the op's deadline from now; < 0 none */
   uint64_t seq;       /* per-communicator operation number, the same on every member */
 } weft_bk_op_t;
+
+/* A strided region of host memory (ABI 1.1): the elements at
+ *   base + sum over d of i_d * strides[d]   (bytes),  0 <= i_d < shape[d],
+ * taken in row-major order of (i_0, ..., i_{ndim-1}), each item_bytes long. Regions may not
+ * overlap themselves. The bytes on the wire are the elements in that order, so a strided
+ * send meets an ordinary receive of the same length and the other way round. */
+#define WEFT_BK_MAX_DIMS 8
+typedef struct weft_bk_strided {
+  uint32_t struct_size;
+  uint32_t ndim; /* 1..WEFT_BK_MAX_DIMS */
+  uint64_t item_bytes;
+  uint64_t shape[WEFT_BK_MAX_DIMS];
+  int64_t strides[WEFT_BK_MAX_DIMS];
+} weft_bk_strided_t;
 
 typedef struct weft_backend_plugin {
   uint32_t struct_size;
@@ -181,7 +196,21 @@ typedef struct weft_backend_plugin {
   weft_status_t (*request_wait)(weft_bk_request_t* req, int64_t timeout_ms);
   weft_status_t (*request_cancel)(weft_bk_request_t* req);
   void (*request_free)(weft_bk_request_t* req);
+
+  /* ABI 1.1, present when struct_size covers them (NULL or absent: the host packs strided
+   * data into contiguous buffers itself). Point-to-point of a strided region, in order with
+   * send/recv per (peer, tag); a plugin that can move strided data without packing (iovec
+   * transfers, cross-memory reads) saves the host a copy on each side. */
+  weft_status_t (*send_strided)(weft_bk_comm_t* comm, const void* base,
+                                const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
+                                const weft_bk_op_t* args, weft_bk_request_t** req);
+  weft_status_t (*recv_strided)(weft_bk_comm_t* comm, void* base,
+                                const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
+                                const weft_bk_op_t* args, weft_bk_request_t** req);
 } weft_backend_plugin_t;
+
+/* The size of an ABI 1.0 table, the smallest a host accepts. */
+#define WEFT_BACKEND_PLUGIN_V1_0_SIZE offsetof(weft_backend_plugin_t, send_strided)
 
 typedef const weft_backend_plugin_t* (*weft_backend_plugin_entry_fn)(void);
 

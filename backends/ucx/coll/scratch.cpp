@@ -17,9 +17,14 @@ constexpr size_t kAlign = 64;
 void ScratchBuffer::Free::operator()(char* p) const { std::free(p); }
 
 std::shared_ptr<ScratchBuffer> AcquireScratch(Comm& c, uint64_t bytes) {
+  return AcquireFrom(c.scratch, bytes);
+}
+
+std::shared_ptr<ScratchBuffer> AcquireFrom(std::vector<std::shared_ptr<ScratchBuffer>>& cache,
+                                           uint64_t bytes) {
   bytes = std::max<uint64_t>(bytes, kAlign);
   std::shared_ptr<ScratchBuffer>* smallest_free = nullptr;
-  for (auto& b : c.scratch) {
+  for (auto& b : cache) {
     if (b.use_count() != 1) continue;  // a collective or a UCX request still uses it
     if (b->capacity >= bytes) return b;
     if (smallest_free == nullptr || b->capacity < (*smallest_free)->capacity) smallest_free = &b;
@@ -31,8 +36,8 @@ std::shared_ptr<ScratchBuffer> AcquireScratch(Comm& c, uint64_t bytes) {
   fresh->capacity = rounded;
   if (smallest_free != nullptr)
     *smallest_free = fresh;
-  else if (c.scratch.size() < kCached)
-    c.scratch.push_back(fresh);
+  else if (cache.size() < kCached)
+    cache.push_back(fresh);
   return fresh;
 }
 

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backends/ucx/comm.hpp"
 
@@ -25,5 +26,8 @@ struct ScratchBuffer {
 // when one is free and big enough, else a new one, which the cache keeps in place of its
 // smallest free buffer. Requires State::mu() (the cache lives in the communicator).
 std::shared_ptr<ScratchBuffer> AcquireScratch(Comm& c, uint64_t bytes);
+// The same from any cache of buffers (State keeps one for packed point-to-point messages).
+std::shared_ptr<ScratchBuffer> AcquireFrom(std::vector<std::shared_ptr<ScratchBuffer>>& cache,
+                                           uint64_t bytes);
 
 }  // namespace weft::backends::ucx_plugin

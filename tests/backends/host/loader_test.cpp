@@ -48,7 +48,7 @@ TEST_F(PluginLoader, TableOfAnotherMajorIsVersionMismatch) {
     const std::string msg = CreateFails(path, WEFT_ERR_VERSION_MISMATCH);
     EXPECT_CONTAINS(msg, path);
     EXPECT_CONTAINS(msg, "ABI " + version);
-    EXPECT_CONTAINS(msg, "supports 1.0");
+    EXPECT_CONTAINS(msg, "supports 1.1");
   }
 }
 
@@ -56,7 +56,14 @@ TEST_F(PluginLoader, TableSmallerThanAbi10IsVersionMismatch) {
   const std::string path = FakePath("fakesmall");
   const std::string msg = CreateFails(path, WEFT_ERR_VERSION_MISMATCH);
   EXPECT_CONTAINS(msg, path);
-  EXPECT_CONTAINS(msg, std::to_string(sizeof(weft_backend_plugin_t) - sizeof(void*)) + " bytes");
+  EXPECT_CONTAINS(msg, std::to_string(WEFT_BACKEND_PLUGIN_V1_0_SIZE - sizeof(void*)) + " bytes");
+}
+
+TEST_F(PluginLoader, Abi10TableLoadsWithoutTheStridedOps) {
+  weft_context_t* ctx = nullptr;
+  ASSERT_EQ(CreateWorld1(FakePath("fakev10").c_str(), &ctx), WEFT_OK) << weft_last_error();
+  EXPECT_EQ(BackendName(ctx), "faketable");
+  EXPECT_EQ(weft_context_destroy(ctx), WEFT_OK) << weft_last_error();
 }
 
 TEST_F(PluginLoader, NoEntrySymbolNamesThePathAndTheSymbol) {

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -37,15 +39,17 @@ TEST(UcxPlugin, TableHasEveryCollective) {
   ExpectAllOk(RunRanks(1, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     if (std::strcmp(t.name, "ucx") != 0) return "name";
-    const uint64_t want = WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER |
-                          WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_REDUCE_SCATTER |
-                          WEFT_BK_CAP_REDUCE_SCATTERV | WEFT_BK_CAP_ALLTOALL |
-                          WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER;
+    const uint64_t want =
+        WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER |
+        WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_REDUCE_SCATTER | WEFT_BK_CAP_REDUCE_SCATTERV |
+        WEFT_BK_CAP_ALLTOALL | WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER;
     if (t.capabilities != want) return "capabilities";
     if (!t.allreduce || !t.allgather || !t.allgatherv || !t.reduce_scatter || !t.reduce_scatterv ||
         !t.alltoall || !t.alltoallv || !t.broadcast || !t.barrier)
       return "a collective is NULL";
     if (t.group_start || t.group_end) return "group calls are not NULL";
+    if (t.struct_size != sizeof(weft_backend_plugin_t) || !t.send_strided || !t.recv_strided)
+      return "no ABI 1.1 strided point-to-point";
     return "";
   }));
 }
@@ -236,8 +240,9 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);
     weft_status_t s;
-    // Sizes on both sides of the single-copy threshold (32 KiB) and of a descriptor (40 B).
-    const std::vector<size_t> sizes = {1 << 20, 100, 40 * 1024, 7, 40, 3 * (1 << 20) + 5, 0};
+    // Sizes on both sides of the single-copy threshold (8 KiB) and of a descriptor (184 B).
+    const std::vector<size_t> sizes = {1 << 20, 100,  40 * 1024,         7, 184, 185, 183,
+                                       8192,    8191, 3 * (1 << 20) + 5, 0};
     auto value = [](size_t k, size_t i) { return static_cast<char>((k * 131 + i * 7) % 251); };
     if (r.rank == 0) {
       std::vector<std::vector<char>> out(sizes.size());
@@ -289,6 +294,84 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
   });
   EXPECT_EQ(results[0], "killed by signal 9");
   EXPECT_EQ(results[1], "");
+}
+
+// Strided point-to-point (ABI 1.1): a block of rows of one matrix into a block of columns of
+// another, strided on either side or both, at sizes read in place by the receiver (single
+// copy), sent packed (below the threshold) and bounced (below a descriptor's size); then the
+// same with single copy off (WEFT_UCX_CMA_BYTES=0: packed and unpacked by the plugin).
+std::string StridedExchange(Rank& r) {
+  const weft_backend_plugin_t& t = *r.plugin;
+  const weft_bk_op_t op = r.Op();
+  auto layout = [](uint64_t rows, uint64_t cols, int64_t row_stride) {
+    weft_bk_strided_t l{};
+    l.struct_size = sizeof(l);
+    l.ndim = 2;
+    l.item_bytes = 4;
+    l.shape[0] = rows;
+    l.shape[1] = cols;
+    l.strides[0] = row_stride * 4;
+    l.strides[1] = 4;
+    return l;
+  };
+  weft_status_t s;
+  for (uint64_t rows : {uint64_t{3}, uint64_t{40}, uint64_t{700}}) {
+    const uint64_t cols = 9;  // 36-byte rows: 108 B, 1.4 KiB, 25 KiB per message
+    // Sender: rows x cols out of a rows x 20 matrix at column 5; receiver: into a rows x 13
+    // matrix at column 2; also contiguous on one side.
+    std::vector<int32_t> a(rows * 20), b(rows * 13, -1), flat(rows * cols, -1);
+    for (uint64_t i = 0; i < a.size(); ++i) a[i] = static_cast<int32_t>(i * 7 + rows);
+    auto want = [&](uint64_t i, uint64_t j) {
+      return static_cast<int32_t>((i * 20 + 5 + j) * 7 + rows);
+    };
+    if (r.rank == 0) {
+      const weft_bk_strided_t src = layout(rows, cols, 20);
+      if ((s = t.send_strided(r.comm, a.data() + 5, &src, 1, 11, &op, nullptr)))
+        return Err("strided send", s);
+      if ((s = t.send_strided(r.comm, a.data() + 5, &src, 1, 11, &op, nullptr)))
+        return Err("strided send", s);
+      std::vector<int32_t> packed(rows * cols);
+      for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j) packed[i * cols + j] = want(i, j);
+      if ((s = t.send(r.comm, packed.data(), packed.size() * 4, kU8, 1, 11, &op, nullptr)))
+        return Err("send", s);
+    } else {
+      const weft_bk_strided_t dst = layout(rows, cols, 13);
+      if ((s = t.recv_strided(r.comm, b.data() + 2, &dst, 0, 11, &op, nullptr)))
+        return Err("strided receive", s);
+      for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < 13; ++j) {
+          const int32_t expect = (j >= 2 && j < 2 + cols) ? want(i, j - 2) : -1;
+          if (b[i * 13 + j] != expect)
+            return "strided to strided: row " + std::to_string(i) + " col " + std::to_string(j);
+        }
+      if ((s = t.recv(r.comm, flat.data(), flat.size() * 4, kU8, 0, 11, &op, nullptr)))
+        return Err("receive", s);
+      for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j)
+          if (flat[i * cols + j] != want(i, j)) return "strided to contiguous: wrong element";
+      std::fill(b.begin(), b.end(), -1);
+      if ((s = t.recv_strided(r.comm, b.data() + 2, &dst, 0, 11, &op, nullptr)))
+        return Err("strided receive", s);
+      for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j)
+          if (b[i * 13 + 2 + j] != want(i, j)) return "contiguous to strided: wrong element";
+    }
+  }
+  // A malformed layout is refused before anything is posted.
+  weft_bk_strided_t bad = layout(2, 2, 4);
+  bad.ndim = WEFT_BK_MAX_DIMS + 1;
+  int32_t x = 0;
+  s = t.send_strided(r.comm, &x, &bad, 1 - r.rank, 12, &op, nullptr);
+  if (s != WEFT_ERR_INVALID_ARGUMENT) return Err("malformed layout", s);
+  return "";
+}
+
+TEST(UcxPlugin, StridedPointToPointWithAndWithoutSingleCopy) {
+  ExpectAllOk(RunRanks(2, StridedExchange));
+  setenv("WEFT_UCX_CMA_BYTES", "0", 1);
+  ExpectAllOk(RunRanks(2, StridedExchange));
+  unsetenv("WEFT_UCX_CMA_BYTES");
 }
 
 }  // namespace
