@@ -11,6 +11,7 @@
 
 #include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/comm.hpp"
+#include "backends/ucx/owned_send.hpp"
 #include "backends/ucx/request.hpp"
 #include "backends/ucx/wait.hpp"
 
@@ -97,11 +98,6 @@ weft_status_t NewRequest(Comm& c, uint64_t count, DLDataType t, int32_t peer, in
 
 namespace {
 
-void OnDescriptorSent(void* ucx_request, ucs_status_t, void* user_data) {
-  delete static_cast<Descriptor*>(user_data);
-  ucp_request_free(ucx_request);
-}
-
 // A single-copy send: wait for the receiver's Ack (the request UCX owns), then tell the
 // receiver where the bytes are.
 void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
@@ -123,21 +119,10 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
   d->pid = getpid();
   d->sender_rank = st.rank();
   d->layout = layout;
-  ucp_request_param_t dp{};
-  dp.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                    UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-  dp.datatype = ucp_dt_make_contig(1);
-  dp.memory_type = UCS_MEMORY_TYPE_HOST;
-  dp.cb.send = &OnDescriptorSent;
-  dp.user_data = d.get();
-  void* dh = ucp_tag_send_nbx(ep, d.get(), sizeof(Descriptor), wire_tag, &dp);
-  if (dh == nullptr) return;  // sent; `d` goes with this scope
-  if (!UCS_PTR_IS_ERR(dh)) {
-    (void)d.release();  // the callback deletes it
-    return;
-  }
+  const ucs_status_t sent = SendOwned(ep, std::move(d), wire_tag);
+  if (sent == UCS_OK) return;
   std::string msg;
-  const weft_status_t s = MapFailure(*r, UCS_PTR_STATUS(dh), &msg);
+  const weft_status_t s = MapFailure(*r, sent, &msg);
   r->Cancel(s, msg);  // withdraws the ack receive
 }
 
@@ -215,71 +200,61 @@ void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag,
   }
 }
 
-weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
-                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
-  State& st = *c.state;
-  Checked k;
-  std::unique_ptr<weft_bk_request> r;
-  if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, false, &k, &r)) return s;
-  std::unique_lock<std::mutex> lock(st.mu());
-  ucp_ep_h ep = nullptr;
-  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
-  PostSendLocked(r.get(), ep, buf, WireTag(c.id, c.index, k.tag), AckTag(c.id, peer, k.tag));
-  lock.unlock();
-  return Deliver(std::move(r), req);
-}
+namespace {
 
-weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t peer, int64_t tag,
-                   const weft_bk_op_t* a, weft_bk_request_t** req) {
+// The four table entries: checks, the request, the posting under the lock.
+weft_status_t Post(Comm& c, bool is_recv, void* buf, uint64_t count, DLDataType t,
+                   const Layout* strided, int32_t peer, int64_t tag, const weft_bk_op_t* a,
+                   weft_bk_request_t** req) {
   State& st = *c.state;
   Checked k;
   std::unique_ptr<weft_bk_request> r;
-  if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, true, &k, &r)) return s;
+  if (weft_status_t s = NewRequest(c, count, t, peer, tag, a, is_recv, &k, &r)) return s;
   std::unique_lock<std::mutex> lock(st.mu());
   // A receive needs no endpoint, but one from a failed peer would never match.
   ucp_ep_h ep = nullptr;
   if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
-  PostRecvLocked(r.get(), buf, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag));
+  if (is_recv)
+    PostRecvLocked(r.get(), buf, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag), strided);
+  else
+    PostSendLocked(r.get(), ep, buf, WireTag(c.id, c.index, k.tag), AckTag(c.id, peer, k.tag),
+                   strided);
   lock.unlock();
   return Deliver(std::move(r), req);
+}
+
+weft_status_t PostStrided(Comm& c, bool is_recv, void* base, const weft_bk_strided_t* layout,
+                          int32_t peer, int64_t tag, const weft_bk_op_t* a,
+                          weft_bk_request_t** req) {
+  const char* what = is_recv ? "receive: " : "send: ";
+  Layout l;
+  std::string why;
+  if (!Normalize(layout, &l, &why)) return c.state->Fail(WEFT_ERR_INVALID_ARGUMENT, what + why);
+  if (base == nullptr && l.Bytes() != 0)
+    return c.state->Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + "base is NULL");
+  return Post(c, is_recv, base, l.Bytes(), kBytes, &l, peer, tag, a, req);
+}
+
+}  // namespace
+
+weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
+                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+  return Post(c, false, const_cast<void*>(buf), count, t, nullptr, peer, tag, a, req);
+}
+
+weft_status_t Recv(Comm& c, void* buf, uint64_t count, DLDataType t, int32_t peer, int64_t tag,
+                   const weft_bk_op_t* a, weft_bk_request_t** req) {
+  return Post(c, true, buf, count, t, nullptr, peer, tag, a, req);
 }
 
 weft_status_t SendStrided(Comm& c, const void* base, const weft_bk_strided_t* layout, int32_t peer,
                           int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
-  State& st = *c.state;
-  Layout l;
-  std::string why;
-  if (!Normalize(layout, &l, &why)) return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "send: " + why);
-  if (base == nullptr && l.Bytes() != 0)
-    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "send: base is NULL");
-  Checked k;
-  std::unique_ptr<weft_bk_request> r;
-  if (weft_status_t s = NewRequest(c, l.Bytes(), kBytes, peer, tag, a, false, &k, &r)) return s;
-  std::unique_lock<std::mutex> lock(st.mu());
-  ucp_ep_h ep = nullptr;
-  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
-  PostSendLocked(r.get(), ep, base, WireTag(c.id, c.index, k.tag), AckTag(c.id, peer, k.tag), &l);
-  lock.unlock();
-  return Deliver(std::move(r), req);
+  return PostStrided(c, false, const_cast<void*>(base), layout, peer, tag, a, req);
 }
 
 weft_status_t RecvStrided(Comm& c, void* base, const weft_bk_strided_t* layout, int32_t peer,
                           int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
-  State& st = *c.state;
-  Layout l;
-  std::string why;
-  if (!Normalize(layout, &l, &why)) return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "receive: " + why);
-  if (base == nullptr && l.Bytes() != 0)
-    return st.Fail(WEFT_ERR_INVALID_ARGUMENT, "receive: base is NULL");
-  Checked k;
-  std::unique_ptr<weft_bk_request> r;
-  if (weft_status_t s = NewRequest(c, l.Bytes(), kBytes, peer, tag, a, true, &k, &r)) return s;
-  std::unique_lock<std::mutex> lock(st.mu());
-  ucp_ep_h ep = nullptr;
-  if (weft_status_t s = st.Endpoint(r->peer_rank, r->op.c_str(), &ep)) return s;
-  PostRecvLocked(r.get(), base, WireTag(c.id, peer, k.tag), AckTag(c.id, c.index, k.tag), &l);
-  lock.unlock();
-  return Deliver(std::move(r), req);
+  return PostStrided(c, true, base, layout, peer, tag, a, req);
 }
 
 }  // namespace weft::backends::ucx_plugin

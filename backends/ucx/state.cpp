@@ -11,6 +11,7 @@
 
 #include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/config.hpp"
+#include "backends/ucx/owned_send.hpp"
 #include "backends/ucx/request.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -275,28 +276,13 @@ void State::ReadQueued(Request* r) {
   if (r->freed) delete static_cast<weft_bk_request*>(r);
 }
 
-namespace {
-void OnAckSent(void* ucx_request, ucs_status_t, void* user_data) {
-  delete static_cast<Ack*>(user_data);
-  ucp_request_free(ucx_request);
-}
-}  // namespace
-
 void State::SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes) {
   const Peer& p = *peers_[rank];
   if (p.ep == nullptr || p.failed || aborted_) return;  // nobody left to tell
   auto ack = std::make_unique<Ack>();
   ack->status = status;
   ack->receive_bytes = receive_bytes;
-  ucp_request_param_t param{};
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA |
-                       UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-  param.datatype = ucp_dt_make_contig(1);
-  param.memory_type = UCS_MEMORY_TYPE_HOST;
-  param.cb.send = &OnAckSent;
-  param.user_data = ack.get();
-  void* h = ucp_tag_send_nbx(p.ep, ack.get(), sizeof(Ack), ack_tag, &param);
-  if (h != nullptr && !UCS_PTR_IS_ERR(h)) (void)ack.release();  // the callback deletes it
+  (void)SendOwned(p.ep, std::move(ack), ack_tag);  // a peer that cannot take it is failing
 }
 
 void State::OnPeerError(Peer* peer, ucs_status_t status) {
