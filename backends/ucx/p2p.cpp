@@ -119,7 +119,8 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
   d->pid = getpid();
   d->sender_rank = st.rank();
   d->layout = layout;
-  const ucs_status_t sent = SendOwned(ep, std::move(d), wire_tag);
+  const size_t bytes = layout.ndim == 0 ? kShortDescriptorBytes : sizeof(Descriptor);
+  const ucs_status_t sent = SendOwned(ep, std::move(d), wire_tag, bytes);
   if (sent == UCS_OK) return;
   std::string msg;
   const weft_status_t s = MapFailure(*r, sent, &msg);

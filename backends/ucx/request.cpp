@@ -113,11 +113,18 @@ namespace {
 // Whether `buf` holds a descriptor from the peer of `r` (a descriptor-sized message whose size
 // class the two sides disagree on, or the expected descriptor).
 bool IsDescriptor(const Request& r, const void* buf, uint64_t length) {
-  if (length != sizeof(Descriptor) || r.state->peer(r.peer_rank).cma_bytes == 0) return false;
+  if (length != sizeof(Descriptor) && length != kShortDescriptorBytes) return false;
+  if (r.state->peer(r.peer_rank).cma_bytes == 0) return false;
   Descriptor d;
-  std::memcpy(&d, buf, sizeof(d));
+  std::memcpy(static_cast<void*>(&d), buf, kShortDescriptorBytes);
   return d.magic == kDescriptorMagic && d.sender_rank == r.peer_rank &&
          d.pid == r.state->peer(r.peer_rank).pid;
+}
+
+// Copies the descriptor at `buf` (`length` bytes) into r->desc; a short one is contiguous.
+void TakeDescriptor(Request* r, const void* buf, uint64_t length) {
+  if (buf != &r->desc) std::memcpy(static_cast<void*>(&r->desc), buf, length);
+  if (length == kShortDescriptorBytes) r->desc.layout = Contiguous(r->desc.length);
 }
 
 std::string SizeMismatch(const Request& r, uint64_t length) {
@@ -139,8 +146,8 @@ void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
     const void* got = (r->cma_recv || r->bounced) ? static_cast<const void*>(&r->desc)
                       : r->staged != nullptr      ? static_cast<const void*>(r->staged)
                                                   : static_cast<const void*>(r->user_buf);
-    if (IsDescriptor(*r, got, length) && !(r->bounced && length == r->bytes)) {
-      std::memcpy(&r->desc, got, sizeof(Descriptor));
+    if (IsDescriptor(*r, got, length)) {
+      TakeDescriptor(r, got, length);
       if (r->done) {  // cancelled or failed meanwhile: the sender still waits for an answer
         r->state->QueueRead(r);
         return;
@@ -159,7 +166,7 @@ void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
   const char* landed = r->staged != nullptr ? r->staged : static_cast<const char*>(r->user_buf);
   if (status == UCS_OK && !r->cma_recv && !r->bounced && length != r->bytes &&
       IsDescriptor(*r, landed, length)) {
-    std::memcpy(&r->desc, landed, sizeof(Descriptor));
+    TakeDescriptor(r, landed, length);
     return RefuseDescriptor(r, r->desc.length);
   }
   if (status == UCS_OK && !r->cma_recv && !r->bounced && length == r->bytes && r->staged != nullptr)

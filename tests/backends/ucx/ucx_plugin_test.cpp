@@ -240,9 +240,10 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);
     weft_status_t s;
-    // Sizes on both sides of the single-copy threshold (8 KiB) and of a descriptor (184 B).
-    const std::vector<size_t> sizes = {1 << 20, 100,  40 * 1024,         7, 184, 185, 183,
-                                       8192,    8191, 3 * (1 << 20) + 5, 0};
+    // Sizes on both sides of the single-copy threshold (8 KiB), of a descriptor (184 B) and
+    // of a contiguous sender's short descriptor (40 B).
+    const std::vector<size_t> sizes = {
+        1 << 20, 100, 40 * 1024, 7, 184, 185, 183, 40, 41, 39, 8192, 8191, 3 * (1 << 20) + 5, 0};
     auto value = [](size_t k, size_t i) { return static_cast<char>((k * 131 + i * 7) % 251); };
     if (r.rank == 0) {
       std::vector<std::vector<char>> out(sizes.size());
