@@ -1,110 +1,149 @@
 #!/usr/bin/env bash
-# Weft's UCX backend against Open MPI 4.1 (shared memory, ob1 + vader) and Weft over Gloo,
-# 2 ranks on one host by default, in one run: R rounds alternate the programs so all of them
-# see the same machine state; each figure is the median over rounds of collbench's median.
-# Also the 8-byte all-reduce latency next to UCX's own one-way tag latency (ucx_perftest
-# tag_lat, with the UCX settings the plugin applies).
+# Weft's UCX backend next to Open MPI (shared memory: pml ob1, btl self,vader) and Weft over
+# Gloo, N ranks on this host, in one command from the repository root:
 #
-#   bash bench/openmpi/compare.sh [-n RANKS] [-r ROUNDS]
+#   bash bench/openmpi/compare.sh [-n RANKS] [-r ROUNDS] [-o DIR] [-C]
 #
-# Installs Open MPI and ucx_perftest with apt-get when missing (never needed by the build or
-# the tests). Uses the release build in $WEFT_BUILD (default build/release), configuring it if
-# absent. Results: build/openmpi/*.json and the table on stdout.
+#   -n RANKS   ranks of every run (default 2)
+#   -r ROUNDS  rounds (default 3); each round runs every program once, in turn, so that all
+#              see the same machine state; the tables give the median over rounds
+#   -o DIR     where mpi_collbench is built and the raw outputs go (default build/openmpi)
+#   -C         leave out the Weft-UCX run without single copy (WEFT_UCX_CMA_BYTES=0)
+#
+# Per round: the bandwidth sweep (256K..64M, x4; allgather, reduce_scatter, allreduce,
+# alltoall; float32 sum; 20 iterations after 5 warm-up) through mpi_collbench (Open MPI) and
+# collbench (Weft on UCX, on UCX without single copy, on Gloo); then the 8-byte all-reduce
+# latency (1000 iterations after 100) of each, and UCX's own one-way tag latency
+# (ucx_perftest -t tag_lat, with the UCX settings the plugin applies). combine.py prints the
+# tables. See bench/openmpi/README.md.
+#
+# Open MPI and ucx_perftest are installed with apt-get only when missing; nothing else in the
+# repository needs them. Weft's release build is taken from $WEFT_BUILD (default
+# build/release), configured there if it has none, and brought up to date with ninja
+# (-j$JOBS, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+
+usage() {
+  sed -n '5,12p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit "${1:-2}"
+}
 N=2
 ROUNDS=3
-while getopts "n:r:" o; do
-  case $o in
+OUT=build/openmpi
+NOCMA=1
+while getopts "n:r:o:Ch" opt; do
+  case $opt in
     n) N=$OPTARG ;;
     r) ROUNDS=$OPTARG ;;
-    *) echo "usage: $0 [-n RANKS] [-r ROUNDS]" >&2; exit 2 ;;
+    o) OUT=$OPTARG ;;
+    C) NOCMA=0 ;;
+    h) usage 0 ;;
+    *) usage ;;
   esac
 done
+[[ $N =~ ^[1-9][0-9]*$ && $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
 B=${WEFT_BUILD:-build/release}
-OUT=build/openmpi
+JOBS=${JOBS:-2}
+log() { echo "compare.sh: $*" >&2; }
 mkdir -p "$OUT"
 
-need=()
-command -v mpicc >/dev/null || need+=(openmpi-bin libopenmpi-dev)
-command -v ucx_perftest >/dev/null || need+=(ucx-utils)
-if [ ${#need[@]} -gt 0 ]; then
-  apt-get update -q && apt-get install -y -q "${need[@]}"
-fi
-if [ ! -f "$B/CMakeCache.txt" ]; then
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_TESTS=OFF >/dev/null
-fi
-cmake "$B" -DWEFT_BACKENDS="self;gloo;ucx" >/dev/null
-ninja -C "$B" -j2 collbench weftrun weft-backend-ucx weft-backend-gloo >/dev/null
-mpicc -O2 -o "$OUT/mpi_collbench" bench/openmpi/mpi_collbench.c
+# step NAME CMD...: runs CMD with its output in $OUT/NAME.log; stops the script if it fails.
+step() {
+  local name=$1
+  shift
+  if ! "$@" >"$OUT/$name.log" 2>&1; then
+    log "$name failed: $*"
+    tail -n 20 "$OUT/$name.log" >&2
+    exit 1
+  fi
+}
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# --- tools -------------------------------------------------------------------------------
+need=()
+command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+  need+=(openmpi-bin libopenmpi-dev)
+command -v ucx_perftest >/dev/null || need+=(ucx-utils) # Debian ships it there
+if ((${#need[@]})); then
+  log "installing ${need[*]}"
+  sudo_=()
+  ((EUID == 0)) || sudo_=(sudo)
+  "${sudo_[@]}" apt-get update -q
+  "${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}"
+fi
+
+# --- builds ------------------------------------------------------------------------------
+if [[ ! -f $B/CMakeCache.txt ]]; then
+  log "configuring the release build in $B"
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BACKENDS="self;gloo;ucx" \
+    -DWEFT_BUILD_TESTS=OFF >/dev/null
+fi
+log "building collbench, weftrun and the ucx and gloo plugins in $B"
+step build ninja -C "$B" -j"$JOBS" collbench weftrun weft-backend-ucx weft-backend-gloo
+step mpicc mpicc -O2 -std=c99 -o "$OUT/mpi_collbench" bench/openmpi/mpi_collbench.c
+
+# --- commands ----------------------------------------------------------------------------
 BIND=core
-[ "$N" -gt "$(nproc)" ] && BIND=none
-OPS=allgather,reduce_scatter,allreduce,alltoall
-SWEEP=(-b 256K -e 64M -f 4 -n 20 -w 5)
-LAT=(-b 8 -e 8 -n 2000 -w 200)
-MPIRUN=(mpirun -n "$N" --oversubscribe --mca pml ob1 --mca btl self,vader --bind-to "$BIND")
-WEFTRUN=("$B/tools/weftrun/weftrun" -n "$N")
-CB="$B/tools/collbench/collbench"
+((N <= $(nproc))) || BIND=none # binding more ranks than cores to cores is refused
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe -n "$N" --mca pml ob1 --mca btl "self,vader"
+  --bind-to "$BIND")
+WEFTRUN=("$B/tools/weftrun/weftrun" -n "$N" --no-prefix)
+CB=$B/tools/collbench/collbench
+SWEEP=(-b 256K -e 64M -f 4 -n 20 -w 5 -op "allgather,reduce_scatter,allreduce,alltoall")
+LAT=(-b 8 -e 8 -n 1000 -w 100 -op allreduce)
+# What the plugin sets when the user has not (backends/ucx/config.cpp); -e below: endpoints
+# with peer-failure handling, as the plugin creates them.
 UCX_SETTINGS=(UCX_MM_ERROR_HANDLING=y UCX_KEEPALIVE_INTERVAL=1s)
+PERFTEST=(ucx_perftest -t tag_lat -s 8 -n 10000 -e)
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# UCX's one-way latency: a server in the background, a client on loopback (retried while the
+# server is not listening yet); the client's "Final:" line goes to $OUT/tag_lat.R.log.
+tag_lat() {
+  local r=$1 port srv
+  port=$(free_port)
+  env "${UCX_SETTINGS[@]}" timeout 120 "${PERFTEST[@]}" -p "$port" >"$OUT/tag_lat_server.$r.log" 2>&1 &
+  srv=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    sleep 0.5
+    if env "${UCX_SETTINGS[@]}" timeout 120 ucx_perftest 127.0.0.1 "${PERFTEST[@]:1}" -p "$port" \
+      >"$OUT/tag_lat.$r.log" 2>&1; then
+      wait "$srv" || true
+      return 0
+    fi
+  done
+  kill "$srv" 2>/dev/null || true
+  wait "$srv" 2>/dev/null || true
+  log "ucx_perftest failed:"
+  tail -n 20 "$OUT/tag_lat.$r.log" >&2
+  exit 1
+}
+
+{
+  echo "ranks $N, rounds $ROUNDS, $(nproc) cores, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "$(mpirun --version 2>/dev/null | head -n 1); UCX $(ucx_info -v 2>/dev/null | sed -n 's/^# Version //p' | head -n 1)"
+  echo "Open MPI: ${MPIRUN[*]}"
+} >"$OUT/setup.txt"
 
 for r in $(seq 1 "$ROUNDS"); do
-  echo "round $r/$ROUNDS" >&2
-  "${MPIRUN[@]}" "$OUT/mpi_collbench" "${SWEEP[@]}" -op $OPS >"$OUT/mpi.$r.txt"
-  "${MPIRUN[@]}" "$OUT/mpi_collbench" "${LAT[@]}" -op allreduce >"$OUT/mpi_lat.$r.txt"
-  "${WEFTRUN[@]}" --backend ucx "$CB" "${SWEEP[@]}" -op $OPS --json "$OUT/ucx.$r.json" >/dev/null
-  WEFT_UCX_CMA_BYTES=0 "${WEFTRUN[@]}" --backend ucx "$CB" "${SWEEP[@]}" -op $OPS \
-    --json "$OUT/ucxnocma.$r.json" >/dev/null
-  "${WEFTRUN[@]}" --backend ucx "$CB" "${LAT[@]}" -op allreduce --json "$OUT/ucx_lat.$r.json" \
-    >/dev/null
-  "${WEFTRUN[@]}" --backend gloo "$CB" "${SWEEP[@]}" -op $OPS --json "$OUT/gloo.$r.json" \
-    >/dev/null
-  "${WEFTRUN[@]}" --backend gloo "$CB" "${LAT[@]}" -op allreduce --json "$OUT/gloo_lat.$r.json" \
-    >/dev/null
-  # UCX's own one-way tag latency: a server in the background, a client on loopback.
-  # -e: endpoints with peer-failure handling, as the plugin creates them.
-  env "${UCX_SETTINGS[@]}" ucx_perftest -e -t tag_lat -s 8 -n 100000 -p 13337 >/dev/null 2>&1 &
-  srv=$!
-  sleep 1
-  env "${UCX_SETTINGS[@]}" ucx_perftest 127.0.0.1 -e -p 13337 -t tag_lat -s 8 -n 100000 2>&1 |
-    awk '/Final:/ {print $3}' >"$OUT/tag_lat.$r.txt"
-  wait $srv || true
+  log "round $r/$ROUNDS: bandwidth sweep"
+  step "mpi.$r" "${MPIRUN[@]}" "$OUT/mpi_collbench" "${SWEEP[@]}"
+  step "ucx.$r" "${WEFTRUN[@]}" --backend ucx "$CB" "${SWEEP[@]}" --json "$OUT/ucx.$r.json"
+  if ((NOCMA)); then
+    step "ucxnocma.$r" env WEFT_UCX_CMA_BYTES=0 "${WEFTRUN[@]}" --backend ucx "$CB" "${SWEEP[@]}" \
+      --json "$OUT/ucxnocma.$r.json"
+  fi
+  step "gloo.$r" "${WEFTRUN[@]}" --backend gloo "$CB" "${SWEEP[@]}" --json "$OUT/gloo.$r.json"
+  log "round $r/$ROUNDS: 8-byte latency"
+  step "mpi_lat.$r" "${MPIRUN[@]}" "$OUT/mpi_collbench" "${LAT[@]}"
+  step "ucx_lat.$r" "${WEFTRUN[@]}" --backend ucx "$CB" "${LAT[@]}" --json "$OUT/ucx_lat.$r.json"
+  step "gloo_lat.$r" "${WEFTRUN[@]}" --backend gloo "$CB" "${LAT[@]}" \
+    --json "$OUT/gloo_lat.$r.json"
+  tag_lat "$r"
 done
 
-python3 - "$OUT" "$ROUNDS" "$N" <<'PY'
-import json, statistics, sys
-out, rounds, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-def weft(name):
-    rows = {}
-    for r in range(1, rounds + 1):
-        for row in json.load(open(f"{out}/{name}.{r}.json"))["rows"]:
-            rows.setdefault((row["op"], row["size"]), []).append((row["busbw_GBps"], row["time_us"]))
-    return rows
-def mpi(name):
-    rows = {}
-    for r in range(1, rounds + 1):
-        for line in open(f"{out}/{name}.{r}.txt"):
-            if line.startswith("#"): continue
-            op, size, count, t, alg, bus, wrong = line.split()
-            rows.setdefault((op, int(size)), []).append((float(bus), float(t)))
-    return rows
-med = lambda xs, k: statistics.median(x[k] for x in xs)
-M, U, C, G = mpi("mpi"), weft("ucx"), weft("ucxnocma"), weft("gloo")
-print(f"# busbw GB/s, {n} ranks, median of {rounds} rounds (each a median of 20 iterations)")
-print("# Weft-UCX: the default (single copy from 8 KiB); no-cma: WEFT_UCX_CMA_BYTES=0")
-print(f"# {'op':15s}{'size':>10s}{'OpenMPI':>9s}{'Weft-UCX':>10s}{'no-cma':>9s}{'Gloo':>8s}"
-      f"{'UCX/MPI':>9s}{'nocma/MPI':>10s}{'UCX/Gloo':>9s}")
-for key in sorted(M, key=lambda k: (k[0], k[1])):
-    if key not in U: continue
-    m, u, c, g = (med(D[key], 0) if key in D else float("nan") for D in (M, U, C, G))
-    print(f"  {key[0]:15s}{key[1]:>10d}{m:9.2f}{u:10.2f}{c:9.2f}{g:8.2f}{u/m:9.2f}{c/m:10.2f}{u/g:9.2f}")
-ML, UL, GL = mpi("mpi_lat"), weft("ucx_lat"), weft("gloo_lat")
-tag = statistics.median(float(open(f"{out}/tag_lat.{r}.txt").read().strip() or "nan")
-                        for r in range(1, rounds + 1))
-key = ("allreduce", 8)
-u, m, g = med(UL[key], 1), med(ML[key], 1), med(GL[key], 1)
-print(f"# 8-byte all-reduce latency (us): Weft-UCX {u:.2f}, Open MPI {m:.2f}, Weft-Gloo {g:.1f}; "
-      f"ucx_perftest tag_lat one-way {tag:.3f}; Weft-UCX / tag_lat = {u/tag:.2f}, "
-      f"Weft-UCX / Open MPI = {u/m:.2f}")
-PY
+cat "$OUT/setup.txt"
+python3 bench/openmpi/combine.py "$OUT" "$ROUNDS" "$NOCMA" | tee "$OUT/table.txt"

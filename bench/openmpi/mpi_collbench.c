@@ -1,28 +1,177 @@
-/* The reference side of the Open MPI comparison (bench/openmpi/compare.sh): the same rows as
- * collbench (tools/collbench/README.md) through MPI, with the same conventions — size per op
- * (allreduce: the buffer; allgather: the gathered output; reduce_scatter: the full input;
- * alltoall: one rank's send buffer), float32 sum, a barrier before every iteration, the
- * per-iteration time reduced with MAX over ranks, the median over iterations, busbw factors
- * 2(n-1)/n (allreduce) and (n-1)/n (the others), buffers allocated and touched once per size
- * and checked once against a closed form.
+/* The Open MPI side of the comparison in bench/openmpi/compare.sh: collbench's rows
+ * (tools/collbench/README.md) through MPI, with collbench's conventions, so that the two
+ * tables can be read side by side:
+ *  - size per op: allreduce the buffer; allgather the gathered output; reduce_scatter
+ *    (MPI_Reduce_scatter_block) the full input; alltoall one rank's send buffer; rounded down
+ *    to whole float32 elements per rank (rows with none are skipped); count = size / 4;
+ *  - sizes from -b to -e, each the previous times -f (rounded down, at least + 1);
+ *  - buffers allocated once per size and written before timing, so that no page is first
+ *    touched inside the timed region;
+ *  - each of -w + -n iterations starts after MPI_Barrier and is timed with MPI_Wtime on every
+ *    rank; the -n timed ones are reduced with MAX over ranks, and time_us is their median;
+ *  - algbw = size / time (GB/s, 10^9 bytes), busbw = algbw * 2(n-1)/n for allreduce and
+ *    (n-1)/n for the others;
+ *  - one extra run on refilled and poisoned buffers is checked against a closed form; wrong =
+ *    output elements that differ, summed over ranks. A row with wrong > 0 makes the exit
+ *    status 1, as in collbench.
  *
  *   mpicc -O2 -o mpi_collbench mpi_collbench.c
  *   mpirun -n 2 ./mpi_collbench -b 256K -e 64M -f 4 -n 20 -w 5 -op allgather,allreduce
  *
- * Output (rank 0): one line per row, "op size count time_us algbw busbw wrong". */
+ * Rank 0 prints a '#' header, then one whitespace-separated line per row:
+ *   op size count time_us algbw busbw wrong */
+#include <limits.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long long ParseSize(const char* s) {
+typedef enum { kAllgather, kReduceScatter, kAllreduce, kAlltoall } Op;
+
+static const char* const kOpNames[] = {"allgather", "reduce_scatter", "allreduce", "alltoall"};
+
+typedef struct {
+  long long min_bytes, max_bytes;
+  double factor;
+  int iters, warmup;
+  Op ops[16];
+  int nops;
+} Options;
+
+typedef struct {
+  long long block;      /* elements per rank: the MPI count argument */
+  long long send_elems; /* of this rank's send buffer */
+  long long recv_elems; /* of this rank's receive buffer */
+  long long count;      /* elements of the row's size */
+} Geometry;
+
+/* Inputs. Reductions: small integers, so that float32 sums are exact in any order (up to
+ * 8 * 13 per rank). Data movement: (rank, index) encoded as an integer below 2^24, exact in
+ * float32, so that a block from the wrong rank or offset is seen. */
+static float ReduceInput(int rank, long long i) { return (float)((rank % 8 + 1) * (i % 13 + 1)); }
+static float MoveInput(int rank, long long i) { return (float)((rank % 256) * 65536 + i % 65536); }
+
+static int Fail(int me, const char* what) {
+  if (me == 0) fprintf(stderr, "mpi_collbench: %s\n", what);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  return 2;
+}
+
+static int ParseBytes(const char* s, long long* out) {
   char* end = NULL;
   long long v = strtoll(s, &end, 10);
-  if (*end == 'K' || *end == 'k') v <<= 10;
-  if (*end == 'M' || *end == 'm') v <<= 20;
-  if (*end == 'G' || *end == 'g') v <<= 30;
-  return v;
+  if (end == s || v < 1) return 0;
+  if (*end == 'K' || *end == 'k')
+    v <<= 10, ++end;
+  else if (*end == 'M' || *end == 'm')
+    v <<= 20, ++end;
+  else if (*end == 'G' || *end == 'g')
+    v <<= 30, ++end;
+  *out = v;
+  return *end == '\0';
+}
+
+static int ParseOps(char* list, Options* o) {
+  o->nops = 0;
+  for (char* name = strtok(list, ","); name != NULL; name = strtok(NULL, ",")) {
+    int found = -1;
+    for (int k = 0; k < 4; ++k) {
+      if (strcmp(name, kOpNames[k]) == 0) found = k;
+    }
+    if (found < 0 || o->nops == 16) return 0;
+    o->ops[o->nops++] = (Op)found;
+  }
+  return o->nops > 0;
+}
+
+static int ParseOptions(int argc, char** argv, Options* o) {
+  o->min_bytes = 8, o->max_bytes = 64LL << 20, o->factor = 2, o->iters = 20, o->warmup = 5;
+  o->ops[0] = kAllreduce, o->nops = 1;
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 >= argc) return 0;
+    const char* k = argv[i];
+    char* v = argv[i + 1];
+    char* end = NULL;
+    int ok = 1;
+    if (strcmp(k, "-b") == 0)
+      ok = ParseBytes(v, &o->min_bytes);
+    else if (strcmp(k, "-e") == 0)
+      ok = ParseBytes(v, &o->max_bytes);
+    else if (strcmp(k, "-f") == 0)
+      o->factor = strtod(v, &end), ok = *end == '\0' && o->factor > 1;
+    else if (strcmp(k, "-n") == 0)
+      o->iters = (int)strtol(v, &end, 10), ok = *end == '\0';
+    else if (strcmp(k, "-w") == 0)
+      o->warmup = (int)strtol(v, &end, 10), ok = *end == '\0';
+    else if (strcmp(k, "-op") == 0 || strcmp(k, "--ops") == 0)
+      ok = ParseOps(v, o);
+    else
+      ok = 0;
+    if (!ok) return 0;
+  }
+  return o->iters >= 1 && o->warmup >= 0 && o->min_bytes <= o->max_bytes;
+}
+
+static Geometry MakeGeometry(Op op, long long bytes, int n) {
+  Geometry g;
+  const long long units = bytes / 4;
+  g.block = op == kAllreduce ? units : units / n;
+  g.count = op == kAllreduce ? units : g.block * n;
+  g.send_elems = op == kAllgather ? g.block : g.count;
+  g.recv_elems = op == kReduceScatter ? g.block : g.count;
+  return g;
+}
+
+static void Fill(Op op, const Geometry* g, int me, float* send, float* recv) {
+  for (long long i = 0; i < g->send_elems; ++i) {
+    send[i] = op == kAllgather || op == kAlltoall ? MoveInput(me, i) : ReduceInput(me, i);
+  }
+  memset(recv, 0xff, (size_t)g->recv_elems * sizeof(float)); /* a NaN pattern: poisoned */
+}
+
+static void RunOp(Op op, const Geometry* g, const float* send, float* recv) {
+  const int c = (int)g->block;
+  switch (op) {
+    case kAllgather:
+      MPI_Allgather(send, c, MPI_FLOAT, recv, c, MPI_FLOAT, MPI_COMM_WORLD);
+      break;
+    case kReduceScatter:
+      MPI_Reduce_scatter_block(send, recv, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      break;
+    case kAllreduce:
+      MPI_Allreduce(send, recv, c, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+      break;
+    case kAlltoall:
+      MPI_Alltoall(send, c, MPI_FLOAT, recv, c, MPI_FLOAT, MPI_COMM_WORLD);
+      break;
+  }
+}
+
+/* Output elements of this rank that differ from the op's definition. */
+static long long CountWrong(Op op, const Geometry* g, int me, int n, const float* recv) {
+  double rank_sum = 0; /* sum over ranks of ReduceInput's rank factor */
+  for (int r = 0; r < n; ++r) rank_sum += r % 8 + 1;
+  long long wrong = 0;
+  for (long long i = 0; i < g->recv_elems; ++i) {
+    float want = 0;
+    switch (op) {
+      case kAllreduce:
+        want = (float)(rank_sum * (double)(i % 13 + 1));
+        break;
+      case kReduceScatter: /* this rank's block of the full reduced vector */
+        want = (float)(rank_sum * (double)((me * g->block + i) % 13 + 1));
+        break;
+      case kAllgather: /* block s is rank s's input */
+        want = MoveInput((int)(i / g->block), i % g->block);
+        break;
+      case kAlltoall: /* block s is block `me` of rank s's input */
+        want = MoveInput((int)(i / g->block), me * g->block + i % g->block);
+        break;
+    }
+    wrong += recv[i] != want;
+  }
+  return wrong;
 }
 
 static int CompareDouble(const void* a, const void* b) {
@@ -30,77 +179,38 @@ static int CompareDouble(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-/* Rank r's input element i: small integers, so float32 sums are exact. */
-static float Value(int r, long long i) { return (float)((r + 1) * ((i % 13) + 1)); }
+/* The median with interpolation between the middle two, as collbench's Quantile(0.5). */
+static double Median(double* v, int len) {
+  qsort(v, (size_t)len, sizeof(double), CompareDouble);
+  return len % 2 ? v[len / 2] : 0.5 * (v[len / 2 - 1] + v[len / 2]);
+}
 
-typedef struct {
-  const char* name;
-  double factor; /* busbw = algbw * factor (n filled in later) */
-} Op;
-
-static long long Run(const char* op, long long size, int n, int me, int iters, int warmup,
-                     double* median_us) {
-  /* element counts per convention */
-  long long count, send_elems, recv_elems;
-  if (!strcmp(op, "allreduce")) {
-    count = size / 4;
-    send_elems = recv_elems = count;
-  } else if (!strcmp(op, "allgather")) {
-    count = size / 4 / n;
-    send_elems = count;
-    recv_elems = count * n;
-  } else if (!strcmp(op, "reduce_scatter")) {
-    count = size / 4 / n;
-    send_elems = count * n;
-    recv_elems = count;
-  } else { /* alltoall */
-    count = size / 4 / n;
-    send_elems = recv_elems = count * n;
-  }
-  if (count == 0) return -1;
-  float* send = malloc((size_t)send_elems * 4);
-  float* recv = malloc((size_t)recv_elems * 4);
-  for (long long i = 0; i < send_elems; ++i) send[i] = Value(me, i);
-  memset(recv, 0, (size_t)recv_elems * 4);
-  double* t = malloc(sizeof(double) * (size_t)iters);
-  for (int it = -warmup; it <= iters; ++it) {
-    if (it == iters) memset(recv, 0xff, (size_t)recv_elems * 4); /* the checked run */
+/* Measures one row; returns its wrong count summed over ranks, and the median time. */
+static long long Measure(Op op, const Geometry* g, const Options* o, int me, int n,
+                         double* median_s) {
+  float* send = malloc((size_t)g->send_elems * sizeof(float));
+  float* recv = malloc((size_t)g->recv_elems * sizeof(float));
+  double* t = malloc((size_t)o->iters * sizeof(double));
+  if (send == NULL || recv == NULL || t == NULL) Fail(me, "out of memory");
+  Fill(op, g, me, send, recv);
+  for (int i = 0; i < o->warmup + o->iters; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    if (!strcmp(op, "allreduce"))
-      MPI_Allreduce(send, recv, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    else if (!strcmp(op, "allgather"))
-      MPI_Allgather(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, MPI_COMM_WORLD);
-    else if (!strcmp(op, "reduce_scatter"))
-      MPI_Reduce_scatter_block(send, recv, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    else
-      MPI_Alltoall(send, (int)count, MPI_FLOAT, recv, (int)count, MPI_FLOAT, MPI_COMM_WORLD);
-    double dt = MPI_Wtime() - t0, worst = 0;
-    MPI_Allreduce(&dt, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (it >= 0 && it < iters) t[it] = worst;
+    RunOp(op, g, send, recv);
+    const double dt = MPI_Wtime() - t0;
+    if (i >= o->warmup) t[i - o->warmup] = dt;
   }
-  long long wrong = 0;
-  const double ranksum = (double)n * (n + 1) / 2;
-  for (long long i = 0; i < recv_elems; ++i) {
-    double want;
-    if (!strcmp(op, "allreduce"))
-      want = ranksum * ((i % 13) + 1);
-    else if (!strcmp(op, "reduce_scatter"))
-      want = ranksum * (((me * count + i) % 13) + 1);
-    else if (!strcmp(op, "allgather"))
-      want = Value((int)(i / count), i % count);
-    else /* alltoall: block s of recv is block me of rank s's send */
-      want = Value((int)(i / count), me * count + i % count);
-    if (recv[i] != (float)want) ++wrong;
-  }
-  long long total_wrong = 0;
-  MPI_Allreduce(&wrong, &total_wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  qsort(t, (size_t)iters, sizeof(double), CompareDouble);
-  *median_us = 1e6 * (iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]));
+  MPI_Allreduce(MPI_IN_PLACE, t, o->iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  *median_s = Median(t, o->iters);
+
+  Fill(op, g, me, send, recv);
+  RunOp(op, g, send, recv);
+  long long wrong = CountWrong(op, g, me, n, recv);
+  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   free(t);
-  free(send);
   free(recv);
-  return total_wrong;
+  free(send);
+  return wrong;
 }
 
 int main(int argc, char** argv) {
@@ -108,36 +218,39 @@ int main(int argc, char** argv) {
   int n = 0, me = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  long long lo = 8, hi = 64 << 20;
-  double factor = 2;
-  int iters = 20, warmup = 5;
-  char ops[256] = "allreduce";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "-b")) lo = ParseSize(argv[i + 1]);
-    else if (!strcmp(argv[i], "-e")) hi = ParseSize(argv[i + 1]);
-    else if (!strcmp(argv[i], "-f")) factor = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "-n")) iters = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-w")) warmup = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "-op")) snprintf(ops, sizeof(ops), "%s", argv[i + 1]);
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) {
+    return Fail(me,
+                "usage: mpi_collbench [-b BYTES] [-e BYTES] [-f FACTOR] [-n ITERS] [-w ITERS] "
+                "[-op allgather,reduce_scatter,allreduce,alltoall]");
   }
-  if (iters < 1 || factor <= 1 || lo < 1) {
-    if (me == 0) fprintf(stderr, "bad arguments\n");
-    MPI_Abort(MPI_COMM_WORLD, 2);
+  if (me == 0) {
+    printf("# ranks %d, float32 sum, time_us: median over %d iterations of the max over ranks\n", n,
+           o.iters);
+    printf("# op size count time_us algbw busbw wrong\n");
+    fflush(stdout);
   }
-  if (me == 0) printf("# op size count time_us algbw_GBps busbw_GBps wrong (ranks %d)\n", n);
-  for (char* op = strtok(ops, ","); op != NULL; op = strtok(NULL, ",")) {
-    const double bus = !strcmp(op, "allreduce") ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
-    for (long long size = lo; size <= hi; size = (long long)(size * factor)) {
-      double us = 0;
-      const long long wrong = Run(op, size, n, me, iters, warmup, &us);
-      if (wrong < 0) continue;
-      const double algbw = size / us / 1e3;
-      if (me == 0)
-        printf("%s %lld %lld %.2f %.3f %.3f %lld\n", op, size,
-               !strcmp(op, "allreduce") ? size / 4 : size / 4 / n, us, algbw, algbw * bus, wrong);
+  int bad_rows = 0;
+  for (int k = 0; k < o.nops; ++k) {
+    const Op op = o.ops[k];
+    const double bus = op == kAllreduce ? 2.0 * (n - 1) / n : (double)(n - 1) / n;
+    for (long long bytes = o.min_bytes; bytes <= o.max_bytes;) {
+      const Geometry g = MakeGeometry(op, bytes, n);
+      const long long next = (long long)((double)bytes * o.factor);
+      bytes = next > bytes ? next : bytes + 1;
+      if (g.block == 0) continue;
+      if (g.block > INT_MAX) Fail(me, "a block over INT_MAX elements");
+      double seconds = 0;
+      const long long wrong = Measure(op, &g, &o, me, n, &seconds);
+      bad_rows += wrong > 0;
+      if (me != 0) continue;
+      const long long size = g.count * 4;
+      const double algbw = seconds > 0 ? (double)size / seconds / 1e9 : 0;
+      printf("%s %lld %lld %.2f %.3f %.3f %lld\n", kOpNames[op], size, g.count, seconds * 1e6,
+             algbw, algbw * bus, wrong);
       fflush(stdout);
     }
   }
   MPI_Finalize();
-  return 0;
+  return bad_rows > 0 ? 1 : 0;
 }
