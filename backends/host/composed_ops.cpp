@@ -59,17 +59,25 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   // receives the partial sum of block me-s-2, which it adds to this rank's own input for that
   // block. Only two block-sized buffers are needed, never a copy of the whole input; the last
   // step reduces straight into recv (which may be this rank's block of send: out == a is fine).
+  // Only when recv overlaps that block without being it (the in-place form puts the result at
+  // the start of send) does the last step reduce into scratch and move the result over.
   const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
   std::vector<char> acc(max_count * item), tmp(max_count * item);
+  const char* own = in + displ[me] * item;
+  const uint64_t own_bytes = counts[me] * item;
+  const bool staged =
+      out != own && own_bytes != 0 && out < own + own_bytes && own < out + own_bytes;
   const int64_t tag = c.NextInternalTag();
   for (int32_t s = 0; s < n - 1; ++s) {
     const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);
     const char* sbuf = s == 0 ? in + displ[sb] * item : acc.data();
     WEFT_RETURN_IF_ERROR(Exchange(c, sbuf, counts[sb] * item, Mod(me + 1, n), tmp.data(),
                                   counts[rb] * item, Mod(me - 1, n), tag, a));
-    char* dst = s == n - 2 ? out : acc.data();  // the last block received is this rank's own
+    // The last block received is this rank's own.
+    char* dst = s == n - 2 && !staged ? out : acc.data();
     WEFT_RETURN_IF_ERROR(Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
   }
+  if (staged) std::memmove(out, acc.data(), own_bytes);
   return Status::Ok();
 }
 

@@ -70,6 +70,15 @@ void BuildAllgatherv(Schedule& s, const Comm& c, const Tuning& t, const void* se
   }
   uint64_t total = 0;
   for (int32_t i = 0; i < n; ++i) total += bytes[i];
+  // In place with the contribution anywhere but its own block (the API's form puts it at the
+  // start of recv): the first block received could land on it before it is sent, so it moves
+  // to its block now, before anything is posted.
+  char* own = out + displs[c.index];
+  const char* from = static_cast<const char*>(send);
+  if (from != own && from < out + total && out < from + bytes[c.index]) {
+    std::memmove(own, send, bytes[c.index]);
+    send = own;
+  }
   if (total < t.allgather_bruck_bytes && n > 2)
     Bruck(s, c, send, out, bytes, displs, total);
   else

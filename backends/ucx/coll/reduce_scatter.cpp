@@ -24,6 +24,12 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
   const int32_t left = Ring(me - 1, n), right = Ring(me + 1, n);
   const uint64_t max_block = *std::max_element(bytes, bytes + n);
   const bool in_place = out == in + displs[me];
+  uint64_t total = 0;
+  for (int32_t i = 0; i < n; ++i) total += bytes[i];
+  // recv overlapping the input elsewhere than this member's block (the API's in-place form
+  // puts the result at the start): blocks still to be sent or added may sit under it, so the
+  // last round also lands in scratch and the result is copied out when the ring is done.
+  const bool staged_out = !in_place && bytes[me] != 0 && out < in + total && in < out + bytes[me];
   const uint64_t seg = std::max<uint64_t>(red.item, t.segment_bytes / red.item * red.item);
   char* partial[2] = {nullptr, nullptr};
   const char* sent = nullptr;  // what this round sends (last round's partial)
@@ -32,7 +38,7 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
     const bool last = k == n - 2;
     const char* src = k == 0 ? in + displs[sb] : sent;
     char* dst = out;
-    if (!last || in_place) {
+    if (!last || in_place || staged_out) {
       if (partial[k % 2] == nullptr) partial[k % 2] = s.Scratch(max_block);
       dst = partial[k % 2];
     }
@@ -55,6 +61,11 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
       s.Send(right, src + off, std::min(seg, bytes[sb] - off));
     sent = dst;
   }
+  if (staged_out)
+    s.Then([out, result = sent, len = bytes[me]](std::string*) {
+      std::memcpy(out, result, len);
+      return WEFT_OK;
+    });
 }
 
 void BuildReduceScatterv(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,
