@@ -14,8 +14,7 @@ using Clock = std::chrono::steady_clock;
 Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int32_t dim) {
   GroupInfo g;
   if (!mesh) {
-    g.ranks.resize(ctx.world_size());
-    for (int32_t r = 0; r < ctx.world_size(); ++r) g.ranks[r] = r;
+    g.ranks = ctx.world_ranks();
     g.index = ctx.rank();
     return g;
   }
@@ -62,12 +61,18 @@ Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, vo
     return op.status();
   }
   backends::OpArgs args{device, stream, deadline};
+  if (work == nullptr) {
+    return c.RunNow([&]() -> Status {
+      WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks, args.deadline));
+      return op.value()(*comm, args);
+    });
+  }
   auto run = [&c, group, args, fn = std::move(op).value()]() -> Status {
     WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks, args.deadline));
     return fn(*comm, args);
   };
-  WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(run), work != nullptr));
-  if (work) *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
+  WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(run), true));
+  *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
   return Status::Ok();
 }
 

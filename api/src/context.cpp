@@ -78,6 +78,8 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
                         }));
   rank_ = env.rank;
   world_size_ = env.world_size;
+  world_ranks_.resize(world_size_);
+  for (int32_t r = 0; r < world_size_; ++r) world_ranks_[r] = r;
   local_rank_ = env.local_rank;
   local_world_size_ = env.local_world_size;
   log::SetRank(rank_);

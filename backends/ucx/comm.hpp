@@ -70,6 +70,8 @@ struct Comm {
   // Scratch memory of earlier collectives, kept for the next one: fresh pages cost a page
   // fault each, which at 64 MiB is slower than the transfer (SPEC §11.1).
   std::vector<std::shared_ptr<ScratchBuffer>> scratch;
+  // What the small blocking all-reduce reuses from call to call (coll/small.cpp).
+  std::shared_ptr<void> small;
 
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };

@@ -40,6 +40,18 @@ std::string Request::Name() const {
          std::to_string(peer_rank);
 }
 
+void Request::Reset() {
+  called_back = freed = false;
+  cma_send = cma_recv = bounced = in_read_queue = false;
+  user_buf = nullptr;
+  ack_tag = 0;
+  staged = nullptr;
+  done = false;
+  status = cancel_status = WEFT_OK;
+  message.clear();
+  cancel_message.clear();
+}
+
 void Request::Cancel(weft_status_t s, const std::string& msg) {
   Finish(s, msg);
   if (sched) sched->CancelSteps(s, msg);

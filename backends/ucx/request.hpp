@@ -68,6 +68,9 @@ struct Request {
     status = s;
     message = std::move(msg);
   }
+  // Makes an idle request (done, and UCX let go of it) ready for its next message, keeping
+  // its state, peer, deadline, name and keep_alive.
+  void Reset();
   // Ends the op with `s` and asks UCX to withdraw it; UCX calls back later (or at once).
   void Cancel(weft_status_t s, const std::string& msg);
   // Frees the object now, or once UCX calls back.

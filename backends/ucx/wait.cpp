@@ -14,8 +14,6 @@ namespace {
 // The longest sleep between progress calls: UCX's keepalive (dead-peer detection) and the
 // deadlines only advance when someone progresses the worker.
 constexpr auto kMaxSleep = std::chrono::milliseconds(100);
-// How long a waiter polls with sched_yield() between polls before it sleeps.
-constexpr auto kYieldBudget = std::chrono::microseconds(500);
 
 // The op's result, reported to this thread's host error slot when it failed.
 weft_status_t Result(const Request& r) {
@@ -67,32 +65,15 @@ weft_status_t TestRequest(Request* r, int32_t* done) {
 
 weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
   State& st = *r->state;
-  const auto start = Clock::now();
-  const auto until =
-      timeout_ms < 0 ? Clock::time_point::max() : start + std::chrono::milliseconds(timeout_ms);
+  const auto until = timeout_ms < 0 ? Clock::time_point::max()
+                                    : Clock::now() + std::chrono::milliseconds(timeout_ms);
   std::unique_lock<std::mutex> lock(st.mu());
-  // Short burst first: most waits end here when the peer is already there.
-  while (!r->done && Clock::now() - start < st.spin()) Drive(st, r);
-  // Then poll while handing the CPU over between polls, for a bounded time: with more ranks
-  // than CPUs the peer being waited for may need this CPU, and waking from a sleep on the
-  // event fd costs tens of microseconds, more than a small collective's whole round.
-  const auto yield_until = start + st.spin() + kYieldBudget;
-  while (!r->done) {
-    const auto now = Clock::now();
-    if (now >= yield_until || now >= until || Expired(r, now)) break;
-    lock.unlock();
-    sched_yield();
-    lock.lock();
+  const bool over = PollUntil(st, lock, until, r->deadline, [&](Clock::time_point now) {
+    if (r->done) return true;
     Drive(st, r);
-  }
-  while (!r->done) {
-    const auto now = Clock::now();
-    if (Expired(r, now)) break;
-    if (now >= until) return WEFT_IN_PROGRESS;
-    st.Sleep(lock, std::min(until, r->deadline));
-    Drive(st, r);
-  }
-  return Result(*r);
+    return r->done || Expired(r, now);
+  });
+  return over ? Result(*r) : WEFT_IN_PROGRESS;
 }
 
 weft_status_t CancelRequest(Request* r) {

@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -106,8 +107,18 @@ FileStoreHost::FileStoreHost(std::string dir) : dir_(std::move(dir)) {
     return std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
   };
   api_.free = [](void*, void* p) { std::free(p); };
-  api_.reduce = [](void*, DLDataType, int32_t, void*, const void*, uint64_t) -> weft_status_t {
-    return WEFT_ERR_UNSUPPORTED;
+  // int32 sum and max only, enough for the plugin's small all-reduce tests; the real kernels
+  // are the host's (backends/reduce) and tested there.
+  api_.reduce = [](void*, DLDataType t, int32_t op, void* inout, const void* in,
+                   uint64_t count) -> weft_status_t {
+    if (t.code != kDLInt || t.bits != 32 || t.lanes != 1 ||
+        (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX))
+      return WEFT_ERR_UNSUPPORTED;
+    auto* a = static_cast<int32_t*>(inout);
+    const auto* b = static_cast<const int32_t*>(in);
+    for (uint64_t i = 0; i < count; ++i)
+      a[i] = op == WEFT_REDUCE_SUM ? a[i] + b[i] : std::max(a[i], b[i]);
+    return WEFT_OK;
   };
 }
 

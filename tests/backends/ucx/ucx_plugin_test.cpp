@@ -188,6 +188,85 @@ TEST(UcxPlugin, AbortWakesASleepingWaiter) {
   }));
 }
 
+// A small all-reduce runs inline when the caller blocks (coll/small.cpp) and through the
+// schedule when it asks for a request: the two must exchange the same messages, so members may
+// mix them. 3 and 5 ranks fold the extra members in and out; 64 int32 are the largest inline
+// size, 65 the smallest scheduled one everywhere.
+void SmallAllreduceMix(int n) {
+  ExpectAllOk(RunRanks(n, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    for (int round = 0; round < 4; ++round) {
+      const bool scheduled = (r.rank + round) % 2 == 1;
+      for (uint64_t count : {1, 7, 64, 65}) {
+        for (int32_t red : {WEFT_REDUCE_SUM, WEFT_REDUCE_MAX}) {
+          std::vector<int32_t> in(count), out(count, -1);
+          for (uint64_t i = 0; i < count; ++i) in[i] = (r.rank * 37 + int32_t(i) * 11) % 101;
+          weft_bk_request_t* q = nullptr;
+          weft_status_t s = t.allreduce(r.comm, in.data(), out.data(), count, kI32, red, &op,
+                                        scheduled ? &q : nullptr);
+          if (s == WEFT_OK && scheduled) {
+            s = t.request_wait(q, -1);
+            t.request_free(q);
+          }
+          if (s) return Err("allreduce", s);
+          for (uint64_t i = 0; i < count; ++i) {
+            int32_t want = red == WEFT_REDUCE_SUM ? 0 : -1;
+            for (int32_t k = 0; k < r.size; ++k) {
+              const int32_t v = (k * 37 + int32_t(i) * 11) % 101;
+              want = red == WEFT_REDUCE_SUM ? want + v : std::max(want, v);
+            }
+            if (out[i] != want)
+              return "count " + std::to_string(count) + " element " + std::to_string(i) + ": " +
+                     std::to_string(out[i]) + " != " + std::to_string(want);
+          }
+        }
+      }
+    }
+    return "";
+  }));
+}
+TEST(UcxPlugin, SmallAllreduceBlockingAndScheduledMembersMix2) { SmallAllreduceMix(2); }
+TEST(UcxPlugin, SmallAllreduceBlockingAndScheduledMembersMix3) { SmallAllreduceMix(3); }
+TEST(UcxPlugin, SmallAllreduceBlockingAndScheduledMembersMix5) { SmallAllreduceMix(5); }
+
+// The inline small all-reduce fails like the scheduled one: the member whose partner died gets
+// PEER_FAILURE naming it within 2 s, the member waiting on that one its deadline.
+TEST(UcxPlugin, SmallAllreduceReportsADeadPartnerAndTheDeadline) {
+  const auto results = RunRanks(3, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    weft_bk_op_t op = r.Op();
+    int32_t in = r.rank + 1, out = 0;
+    weft_status_t s;
+    if ((s = t.allreduce(r.comm, &in, &out, 1, kI32, WEFT_REDUCE_SUM, &op, nullptr)))
+      return Err("first allreduce", s);
+    if (out != 6) return "first allreduce gave " + std::to_string(out);
+    if (r.rank == 2) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      raise(SIGKILL);
+    }
+    // Rank 0 is folded into rank 1, whose partner is rank 2.
+    op = r.Op(1500);
+    const auto t0 = Clock::now();
+    s = t.allreduce(r.comm, &in, &out, 1, kI32, WEFT_REDUCE_SUM, &op, nullptr);
+    const double took = Since(t0);
+    const std::string why = FileStoreHost::LastError();
+    if (r.rank == 1) {
+      if (s != WEFT_ERR_PEER_FAILURE) return Err("allreduce with rank 2 dead", s);
+      if (why.find("rank 2") == std::string::npos) return "does not name rank 2: " + why;
+      if (took > 2.2) return "noticed after " + std::to_string(took) + " s";
+    } else {
+      if (s != WEFT_ERR_TIMEOUT && s != WEFT_ERR_PEER_FAILURE)
+        return Err("allreduce waiting on rank 1", s);
+      if (took > 3.0) return "returned after " + std::to_string(took) + " s";
+    }
+    return "";
+  });
+  EXPECT_EQ(results[0], "");
+  EXPECT_EQ(results[1], "");
+  EXPECT_EQ(results[2], "killed by signal 9");
+}
+
 // A receive pending from a peer that dies fails with PEER_FAILURE naming it within 2 s,
 // through the transport alone (no store liveness here).
 TEST(UcxPlugin, KilledPeerFailsThePendingReceive) {
