@@ -32,7 +32,10 @@ bool PeerFailureStatus(ucs_status_t s) {
 }  // namespace
 
 Request::Request() = default;
-Request::~Request() = default;
+Request::~Request() {
+  // Deleted while still listed (teardown's orphans): keep the list whole for the others.
+  if (tracked && state != nullptr) state->Untrack(this);
+}
 
 std::string Request::Name() const {
   if (!op.empty() || coll == nullptr) return op;

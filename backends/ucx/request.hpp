@@ -36,6 +36,10 @@ struct Request {
   std::shared_ptr<void> keep_alive;
 
   void* ucx = nullptr;  // the UCX request while UCX owns it
+  // State's list of the requests UCX owns (State::Track).
+  Request* owned_prev = nullptr;
+  Request* owned_next = nullptr;
+  bool tracked = false;
   // UCX may call back inside the posting call and still return the request (a receive with
   // UCP_OP_ATTR_FLAG_NO_IMM_CMPL matching a message already there): the handle is then
   // already freed and must not be tracked.

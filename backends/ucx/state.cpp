@@ -119,7 +119,7 @@ State::~State() {
     CloseEndpoints();
     // The host freed every request before finalize; what UCX still owns is a receive nobody
     // matched or a send it could not withdraw. Cancel them (receives complete at once).
-    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end())) {
+    for (Request* r : Owned()) {
       r->freed = true;
       ucp_request_cancel(worker_, r->ucx);  // may call back and delete `r`
     }
@@ -132,11 +132,11 @@ State::~State() {
     }
     // Whatever is left is released by ucp_worker_destroy, which may still call back: keep
     // the objects alive (not `freed`) until it returned.
-    std::vector<Request*> orphans(owned_.begin(), owned_.end());
+    std::vector<Request*> orphans = Owned();
     for (Request* r : orphans) r->freed = false;
     ucp_worker_destroy(worker_);
     for (Request* r : orphans) delete static_cast<weft_bk_request*>(r);
-    owned_.clear();
+    owned_ = nullptr;
   }
   if (context_ != nullptr) ucp_cleanup(context_);
   if (wake_fd_ >= 0) close(wake_fd_);
@@ -248,6 +248,32 @@ void State::Progress() {
   }
 }
 
+void State::Track(Request* r) {
+  if (r->tracked) return;
+  r->tracked = true;
+  r->owned_prev = nullptr;
+  r->owned_next = owned_;
+  if (owned_ != nullptr) owned_->owned_prev = r;
+  owned_ = r;
+}
+
+void State::Untrack(Request* r) {
+  if (!r->tracked) return;
+  r->tracked = false;
+  if (r->owned_prev != nullptr)
+    r->owned_prev->owned_next = r->owned_next;
+  else
+    owned_ = r->owned_next;
+  if (r->owned_next != nullptr) r->owned_next->owned_prev = r->owned_prev;
+  r->owned_prev = r->owned_next = nullptr;
+}
+
+std::vector<Request*> State::Owned() const {
+  std::vector<Request*> out;
+  for (Request* r = owned_; r != nullptr; r = r->owned_next) out.push_back(r);
+  return out;
+}
+
 std::shared_ptr<ScratchBuffer> State::Staging(uint64_t bytes) {
   return AcquireFrom(staging_, bytes);
 }
@@ -304,7 +330,7 @@ void State::HandlePeerFailures() {
     const std::string text =
         "rank " + std::to_string(p->rank) + " failed (UCX: " + ucs_status_string(p->why) + ")";
     bool used = false;
-    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end())) {
+    for (Request* r : Owned()) {
       if (r->peer_rank != p->rank || r->done) continue;
       used = true;
       FailRequest(r, WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
@@ -332,7 +358,7 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
       first_failure_ = abort_status_;
       first_failed_rank_ = failed_rank;
     }
-    for (Request* r : std::vector<Request*>(owned_.begin(), owned_.end()))
+    for (Request* r : Owned())
       if (!r->done) FailRequest(r, abort_status_, r->Name() + ": " + reason);
     for (Request* r : reads_)
       if (!r->done) r->Finish(abort_status_, r->Name() + ": " + reason);
