@@ -44,30 +44,37 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
   return Clock::now() + std::chrono::milliseconds(ms);
 }
 
-Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
-              const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
-              const std::function<Result<CommOp>(const GroupInfo&)>& prepare) {
+namespace detail {
+
+Status BeginLaunch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
+                   const weft_call_options_t* opts, DLDevice device, Launching* out) {
   WEFT_REQUIRE(ctx);
   Context& c = *ctx->impl;
   if (mesh && mesh->mesh->context() != ctx)
     return InvalidArgument("mesh belongs to another context (or is abstract)");
-  WEFT_ASSIGN_OR_RETURN(GroupInfo group, ResolveGroup(c, mesh, mesh_dim));
-  WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, ResolveDeadline(c, opts));
+  WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, mesh, mesh_dim));
+  WEFT_ASSIGN_OR_RETURN(out->deadline, ResolveDeadline(c, opts));
   if (stream && (device.device_type == kDLCPU || device.device_type == kDLCUDAHost))
     return InvalidArgument("stream must be NULL for host buffers");
-  auto op = prepare(group);
+  out->ctx = &c;
+  return Status::Ok();
+}
+
+Status FinishLaunch(Launching& l, Result<CommOp> op, void* stream, DLDevice device,
+                    weft_work_t** work) {
+  Context& c = *l.ctx;
   if (!op.ok()) {
     if (op.status().code() == Code::kInvalidArgument) c.PublishLocalFailure(op.status().message());
     return op.status();
   }
-  backends::OpArgs args{device, stream, deadline};
+  backends::OpArgs args{device, stream, l.deadline};
   if (work == nullptr) {
     return c.RunNow([&]() -> Status {
-      WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks, args.deadline));
+      WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(l.group.ranks, args.deadline));
       return op.value()(*comm, args);
     });
   }
-  auto run = [&c, group, args, fn = std::move(op).value()]() -> Status {
+  auto run = [&c, group = std::move(l.group), args, fn = std::move(op).value()]() -> Status {
     WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks, args.deadline));
     return fn(*comm, args);
   };
@@ -75,6 +82,8 @@ Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, vo
   *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
   return Status::Ok();
 }
+
+}  // namespace detail
 
 Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
                     const weft_call_options_t* opts, weft_work_t** work, DLDevice device,

@@ -23,11 +23,31 @@ struct GroupInfo {
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };
 
-// `prepare` validates this rank's arguments for the group and returns the op to run; its
-// errors are per-rank and get published. The device of the buffers goes into OpArgs.
+namespace detail {
+// A call between resolving its group and running its op.
+struct Launching {
+  Context* ctx = nullptr;
+  GroupInfo group;
+  std::chrono::steady_clock::time_point deadline;
+};
+Status BeginLaunch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
+                   const weft_call_options_t* opts, DLDevice device, Launching* out);
+Status FinishLaunch(Launching& l, Result<CommOp> op, void* stream, DLDevice device,
+                    weft_work_t** work);
+}  // namespace detail
+
+// `prepare(const GroupInfo&) -> Result<CommOp>` validates this rank's arguments for the group
+// and returns the op to run; its errors are per-rank and get published. The device of the
+// buffers goes into OpArgs. A template so that a blocking call allocates no wrapper for it.
+template <typename Prepare>
 Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
               const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
-              const std::function<Result<CommOp>(const GroupInfo&)>& prepare);
+              Prepare&& prepare) {
+  detail::Launching l;
+  WEFT_RETURN_IF_ERROR(detail::BeginLaunch(ctx, mesh, mesh_dim, stream, opts, device, &l));
+  const GroupInfo& group = l.group;
+  return detail::FinishLaunch(l, prepare(group), stream, device, work);
+}
 
 // Point-to-point with a work handle: the request is posted in issue order on this thread and
 // the work completes with the backend's request, so a receive posted before a send cannot

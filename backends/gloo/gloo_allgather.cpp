@@ -1,6 +1,7 @@
 // allgather and allgatherv: Gloo's ring algorithms. In place when send is this member's
 // block of recv. Gloo's allgatherv wants the blocks packed in member order; other
 // displacements go through a staging buffer.
+#include <algorithm>
 #include <cstring>
 
 #include <gloo/allgather.h>
@@ -102,6 +103,16 @@ weft_status_t Allgatherv(Comm& comm, const void* send, uint64_t send_count, void
   if (b.total == 0) return scope.Complete(req);
   char* out = static_cast<char*>(recv);
   char* mine = out + b.offsets[comm.index()];
+  // The API's in-place form puts the contribution at the start of recv: move it to its block
+  // first (Gloo copies input to output with memcpy, which must not overlap).
+  const char* from = static_cast<const char*>(send);
+  const uint64_t own = b.bytes[comm.index()];
+  uint64_t extent = 0;
+  for (size_t i = 0; i < b.bytes.size(); ++i) extent = std::max(extent, b.offsets[i] + b.bytes[i]);
+  if (from != mine && own != 0 && from < out + extent && out < from + own) {
+    std::memmove(mine, send, own);
+    send = mine;
+  }
   const bool in_place = send == mine;
   if (comm.size() == 1) {
     if (!in_place && b.bytes[0] > 0) std::memcpy(mine, send, b.bytes[0]);
