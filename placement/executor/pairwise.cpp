@@ -74,6 +74,26 @@ int64_t PairwiseStagedBytes(const std::vector<Box>& send_boxes, const std::vecto
   return (s + r) * from.item;
 }
 
+namespace {
+
+// Chunk `c` of `v` sent to or received from member k where it lies: one plain message when the
+// chunk is contiguous there, else one strided message (the backend moves the rows itself).
+Result<std::unique_ptr<backends::Communicator::Request>> PostInPlace(
+    backends::Communicator& comm, bool is_recv, const TensorView& v, const Box& c, size_t k,
+    int64_t tag, const backends::OpArgs& args) {
+  char* at = v.At(c.offset.data());
+  const auto peer = static_cast<int32_t>(k);
+  if (IsContiguous(v, c)) {
+    const auto bytes = static_cast<uint64_t>(c.Volume() * v.item);
+    return is_recv ? comm.PostRecv(at, bytes, peer, tag, args)
+                   : comm.PostSend(at, bytes, peer, tag, args);
+  }
+  return is_recv ? comm.PostRecvStrided(at, StridedOf(v, c), peer, tag, args)
+                 : comm.PostSendStrided(at, StridedOf(v, c), peer, tag, args);
+}
+
+}  // namespace
+
 Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
                         size_t self, const Box* keep, const TensorView& from, const TensorView& to,
                         std::vector<char>& send_stage, std::vector<char>& recv_stage,
@@ -108,13 +128,8 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
       // Chunk by chunk like the sender (both derive the chunks from the global box, whatever
       // either side's memory looks like), each chunk straight into place.
       for (const Box& c : Chunks(recv_boxes[k], item)) {
-        char* at = to.At(c.offset.data());
-        auto r = IsContiguous(to, c) ? comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
-                                                     static_cast<int32_t>(k), tag, args)
-                                     : comm.PostRecvStrided(at, StridedOf(to, c),
-                                                            static_cast<int32_t>(k), tag, args);
-        if (!r.ok()) return r.status();
-        recvs.push_back(std::move(r).value());
+        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, true, to, c, k, tag, args));
+        recvs.push_back(std::move(r));
         pending.push_back({k, c, nullptr});
       }
       continue;
@@ -135,13 +150,8 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
     if (k == self || send_boxes[k].Empty()) continue;
     if (strided && sat[k] >= 0) {
       for (const Box& c : Chunks(send_boxes[k], item)) {
-        const char* at = from.At(c.offset.data());
-        auto r = IsContiguous(from, c) ? comm.PostSend(at, static_cast<uint64_t>(c.Volume() * item),
-                                                       static_cast<int32_t>(k), tag, args)
-                                       : comm.PostSendStrided(at, StridedOf(from, c),
-                                                              static_cast<int32_t>(k), tag, args);
-        if (!r.ok()) return r.status();
-        sends.push_back(std::move(r).value());
+        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, false, from, c, k, tag, args));
+        sends.push_back(std::move(r));
       }
       continue;
     }

@@ -37,6 +37,14 @@ struct Checker {
     if (p == nullptr && *bytes != 0) return Bad(std::string(what) + " is NULL");
     return WEFT_OK;
   }
+  // One of n even blocks of `count` elements of t at `p`: its bytes, and n of them must fit.
+  weft_status_t Block(const char* what, const void* p, uint64_t count, DLDataType t, int32_t n,
+                      uint64_t* item, uint64_t* bytes) const {
+    if (weft_status_t s = Item(t, item)) return s;
+    if (weft_status_t s = Bytes(what, p, count, *item, bytes)) return s;
+    if (count > UINT64_MAX / *item / static_cast<uint64_t>(n)) return Bad("size overflows");
+    return WEFT_OK;
+  }
   weft_status_t Array(const char* what, const uint64_t* a) const {
     return a == nullptr ? Bad(std::string(what) + " is NULL") : WEFT_OK;
   }
@@ -129,9 +137,7 @@ weft_status_t CollAllgather(weft_bk_comm_t* comm, const void* send, void* recv, 
   const Checker k{*comm->state, "allgather"};
   const int32_t n = comm->size();
   uint64_t item = 0, bytes = 0, total = 0;
-  if (weft_status_t s = k.Item(dtype, &item)) return s;
-  if (weft_status_t s = k.Bytes("send", send, count, item, &bytes)) return s;
-  if (count > UINT64_MAX / item / static_cast<uint64_t>(n)) return k.Bad("recv: size overflows");
+  if (weft_status_t s = k.Block("send", send, count, dtype, n, &item, &bytes)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count * n, item, &total)) return s;
   std::vector<uint64_t> size, displs;
   EvenBlocks(n, bytes, &size, &displs);
@@ -206,9 +212,7 @@ weft_status_t CollAlltoall(weft_bk_comm_t* comm, const void* send, void* recv, u
   const Checker k{*comm->state, "alltoall"};
   const int32_t n = comm->size();
   uint64_t item = 0, bytes = 0, total = 0;
-  if (weft_status_t s = k.Item(dtype, &item)) return s;
-  if (weft_status_t s = k.Bytes("block", send, count, item, &bytes)) return s;
-  if (count > UINT64_MAX / item / static_cast<uint64_t>(n)) return k.Bad("size overflows");
+  if (weft_status_t s = k.Block("block", send, count, dtype, n, &item, &bytes)) return s;
   if (weft_status_t s = k.Bytes("send", send, count * n, item, &total)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count * n, item, &total)) return s;
   std::vector<uint64_t> size, displs;
