@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/reduce/reduce.hpp"
+#include "backends/reduce/reduce_args.hpp"
 
 namespace weft::backends::composed {
 namespace {
@@ -65,8 +66,7 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   std::vector<char> acc(max_count * item), tmp(max_count * item);
   const char* own = in + displ[me] * item;
   const uint64_t own_bytes = counts[me] * item;
-  const bool staged =
-      out != own && own_bytes != 0 && out < own + own_bytes && own < out + own_bytes;
+  const bool staged = out != own && detail::Overlaps(out, own_bytes, own, own_bytes);
   const int64_t tag = c.NextInternalTag();
   for (int32_t s = 0; s < n - 1; ++s) {
     const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);

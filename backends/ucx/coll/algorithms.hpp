@@ -60,4 +60,50 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
 // Group index arithmetic modulo n.
 inline int32_t Ring(int64_t i, int32_t n) { return static_cast<int32_t>(((i % n) + n) % n); }
 
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+inline bool Overlaps(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {
+  const auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
+  return a_bytes != 0 && b_bytes != 0 && x < y + b_bytes && y < x + a_bytes;
+}
+
+// Whether an all-reduce of `count` elements (`bytes`) over n members takes the ring; else
+// recursive doubling.
+inline bool AllreduceUsesRing(const Tuning& t, int32_t n, uint64_t bytes, uint64_t count) {
+  return n > 1 && bytes >= t.allreduce_ring_bytes && count >= static_cast<uint64_t>(n);
+}
+
+// One round of recursive doubling, seen from one member: with `peer`, receive its vector
+// (into scratch, or straight into the result when `recv_result`) and/or send this member's,
+// then reduce what came in when `reduce`.
+struct DoublingRound {
+  int32_t peer;
+  bool recv, recv_result, send, reduce;
+};
+
+// Calls f(round) for member `me`'s rounds of recursive doubling over n members, in order,
+// while f returns true. log2(p) rounds for p the largest power of two <= n; with n = p + r,
+// the first 2r members pair up: each even one hands its vector to the odd one above it and
+// sits out, getting the result back at the end. In the rounds proper a member swaps its
+// vector with the partner whose (virtual) index differs in one bit and reduces; both
+// partners combine the same two sub-results, and every op is commutative, so all members end
+// with bit-identical values. The schedule (allreduce.cpp) and the inline small all-reduce
+// (small.cpp) both walk this, so they exchange the same messages in the same order.
+template <typename F>
+void ForEachDoublingRound(int32_t n, int32_t me, F&& f) {
+  int32_t p = 1;
+  while (p * 2 <= n) p *= 2;
+  const int32_t extra = n - p;
+  if (me < 2 * extra && me % 2 == 0) {  // folded out: hand over, then wait for the result
+    if (f(DoublingRound{me + 1, false, false, true, false}))
+      f(DoublingRound{me + 1, true, true, false, false});
+    return;
+  }
+  if (me < 2 * extra && !f(DoublingRound{me - 1, true, false, false, true})) return;
+  const int32_t v = me < 2 * extra ? me / 2 : me - extra;  // index among the p members
+  auto real = [extra](int32_t virt) { return virt < extra ? 2 * virt + 1 : virt + extra; };
+  for (int32_t mask = 1; mask < p; mask <<= 1)
+    if (!f(DoublingRound{real(v ^ mask), true, false, true, true})) return;
+  if (me < 2 * extra) f(DoublingRound{me - 1, false, false, true, false});  // give it back
+}
+
 }  // namespace weft::backends::ucx_plugin

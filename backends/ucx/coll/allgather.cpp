@@ -5,6 +5,7 @@
 // me + j), so what a member has after round k is one contiguous prefix; in round k it sends
 // min(2^k, n - 2^k) blocks of that prefix to me - 2^k and appends as many from me + 2^k, and at
 // the end the positions are copied to their places in recv.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -68,14 +69,16 @@ void BuildAllgatherv(Schedule& s, const Comm& c, const Tuning& t, const void* se
     CopyOwn(send, out + displs[0], bytes[0]);
     return;
   }
-  uint64_t total = 0;
-  for (int32_t i = 0; i < n; ++i) total += bytes[i];
+  uint64_t total = 0, extent = 0;  // gathered bytes; recv's span (displacements may leave gaps)
+  for (int32_t i = 0; i < n; ++i) {
+    total += bytes[i];
+    extent = std::max(extent, displs[i] + bytes[i]);
+  }
   // In place with the contribution anywhere but its own block (the API's form puts it at the
   // start of recv): the first block received could land on it before it is sent, so it moves
   // to its block now, before anything is posted.
   char* own = out + displs[c.index];
-  const char* from = static_cast<const char*>(send);
-  if (from != own && from < out + total && out < from + bytes[c.index]) {
+  if (send != own && Overlaps(send, bytes[c.index], out, extent)) {
     std::memmove(own, send, bytes[c.index]);
     send = own;
   }

@@ -122,10 +122,9 @@ weft_status_t CollAllreduce(weft_bk_comm_t* comm, const void* send, void* recv, 
   if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
   if (weft_status_t s = k.Bytes("send", send, count, red.item, &bytes)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
-  const Tuning& t = comm->state->tuning();
-  // A blocking all-reduce that recursive doubling serves (allreduce.cpp) skips the schedule.
-  if (req == nullptr && OnHost(args) && SmallAllreduceFits(*comm, bytes) &&
-      (bytes < t.allreduce_ring_bytes || count < static_cast<uint64_t>(comm->size())))
+  // A small blocking all-reduce skips the schedule (small.hpp).
+  if (req == nullptr && OnHost(args) &&
+      SmallAllreduceFits(*comm, comm->state->tuning(), bytes, count))
     return SmallAllreduce(*comm, red, send, recv, bytes, DeadlineOf(args));
   return Run(comm, k.name, args, req, [&](Schedule& s) {
     BuildAllreduce(s, *comm, comm->state->tuning(), red, send, recv, count);

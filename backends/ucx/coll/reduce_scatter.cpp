@@ -29,7 +29,7 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
   // recv overlapping the input elsewhere than this member's block (the API's in-place form
   // puts the result at the start): blocks still to be sent or added may sit under it, so the
   // last round also lands in scratch and the result is copied out when the ring is done.
-  const bool staged_out = !in_place && bytes[me] != 0 && out < in + total && in < out + bytes[me];
+  const bool staged_out = !in_place && Overlaps(out, bytes[me], in, total);
   const uint64_t seg = std::max<uint64_t>(red.item, t.segment_bytes / red.item * red.item);
   char* partial[2] = {nullptr, nullptr};
   const char* sent = nullptr;  // what this round sends (last round's partial)

@@ -111,8 +111,9 @@ class Run {
 
 }  // namespace
 
-bool SmallAllreduceFits(const Comm& c, uint64_t bytes) {
-  return c.size() > 1 && bytes != 0 && bytes <= kSmallAllreduceBytes;
+bool SmallAllreduceFits(const Comm& c, const Tuning& t, uint64_t bytes, uint64_t count) {
+  return c.size() > 1 && bytes != 0 && bytes <= kSmallAllreduceBytes &&
+         !AllreduceUsesRing(t, c.size(), bytes, count);
 }
 
 weft_status_t SmallAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
@@ -124,31 +125,19 @@ weft_status_t SmallAllreduce(Comm& c, const Reduction& red, const void* send, vo
   Run run(c, lock, deadline);
   char* out = static_cast<char*>(recv);
   if (out != send) std::memmove(out, send, bytes);
-  // The rounds of RecursiveDoubling (allreduce.cpp), message for message.
-  const int32_t n = c.size(), me = c.index;
-  int32_t p = 1;
-  while (p * 2 <= n) p *= 2;
-  const int32_t extra = n - p;
-  auto reduce = [&]() -> weft_status_t {
-    if (weft_status_t s = red.Into(out, run.theirs(), bytes, &why)) return run.Failed(s, why);
-    return WEFT_OK;
-  };
-  if (me < 2 * extra && me % 2 == 0) {  // folded out: hand over, then wait for the result
-    if (weft_status_t s = run.Round(me + 1, nullptr, out, bytes)) return s;
-    return run.Round(me + 1, out, nullptr, bytes);
-  }
-  if (me < 2 * extra) {
-    if (weft_status_t s = run.Round(me - 1, run.theirs(), nullptr, bytes)) return s;
-    if (weft_status_t s = reduce()) return s;
-  }
-  const int32_t v = me < 2 * extra ? me / 2 : me - extra;
-  auto real = [extra](int32_t virt) { return virt < extra ? 2 * virt + 1 : virt + extra; };
-  for (int32_t mask = 1; mask < p; mask <<= 1) {
-    if (weft_status_t s = run.Round(real(v ^ mask), run.theirs(), out, bytes)) return s;
-    if (weft_status_t s = reduce()) return s;
-  }
-  if (me < 2 * extra) return run.Round(me - 1, nullptr, out, bytes);
-  return WEFT_OK;
+  // The rounds of the schedule's recursive doubling (allreduce.cpp), message for message.
+  weft_status_t result = WEFT_OK;
+  ForEachDoublingRound(c.size(), c.index, [&](const DoublingRound& r) {
+    result = run.Round(r.peer,
+                       !r.recv         ? nullptr
+                       : r.recv_result ? out
+                                       : run.theirs(),
+                       r.send ? out : nullptr, bytes);
+    if (result == WEFT_OK && r.reduce && (result = red.Into(out, run.theirs(), bytes, &why)))
+      result = run.Failed(result, why);
+    return result == WEFT_OK;
+  });
+  return result;
 }
 
 }  // namespace weft::backends::ucx_plugin

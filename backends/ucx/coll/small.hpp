@@ -18,9 +18,9 @@ namespace weft::backends::ucx_plugin {
 // Largest all-reduce, in bytes, that takes this path (well inside UCX's short messages).
 inline constexpr uint64_t kSmallAllreduceBytes = 256;
 
-// Whether a blocking all-reduce of `bytes` on `c` takes the small path: more than one member,
-// and every message below the single-copy threshold of every peer it goes to.
-bool SmallAllreduceFits(const Comm& c, uint64_t bytes);
+// Whether a blocking all-reduce of `count` elements (`bytes`) on `c` takes the small path:
+// more than one member, at most kSmallAllreduceBytes, and recursive doubling is the algorithm.
+bool SmallAllreduceFits(const Comm& c, const Tuning& t, uint64_t bytes, uint64_t count);
 
 // Runs it to the end: WEFT_OK or the first step's failure (after State::Fail). Requires the
 // caller's checks (entry.cpp) to have passed.

@@ -20,6 +20,22 @@ int32_t Value(int32_t r, int64_t i) { return static_cast<int32_t>((r * 7919 + i 
 
 const int64_t kSizes[] = {1, 3, 1000, 20000};  // 4 B .. 80 KiB per member
 
+// Member r's block: per * weight(r) elements, packed in member order.
+struct Blocks {
+  std::vector<int64_t> counts, displs;
+  int64_t total = 0;
+};
+template <typename Weight>
+Blocks MakeBlocks(int32_t n, int64_t per, Weight weight) {
+  Blocks b;
+  b.counts.resize(n);
+  b.displs.resize(n);
+  for (int32_t r = 0; r < n; ++r) b.counts[r] = per * weight(r);
+  std::exclusive_scan(b.counts.begin(), b.counts.end(), b.displs.begin(), int64_t{0});
+  b.total = b.displs.back() + b.counts.back();
+  return b;
+}
+
 TEST(InPlace, Allreduce) {
   World& w = TheWorld();
   for (int64_t count : {int64_t{1}, int64_t{37}, int64_t{5000}, int64_t{40000}}) {
@@ -51,11 +67,8 @@ TEST(InPlace, AllgatherAndAllgatherv) {
   for (int64_t per : kSizes) {
     for (bool uneven : {false, true}) {
       SCOPED_TRACE("per " + std::to_string(per) + (uneven ? " uneven" : " even"));
-      std::vector<int64_t> counts(w.size, per), displs(w.size);
-      if (uneven)
-        for (int32_t r = 0; r < w.size; ++r) counts[r] = per * ((r * 5 + 1) % 4);  // 1,2,3,0..
-      std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), int64_t{0});
-      const int64_t total = displs.back() + counts.back();
+      const auto [counts, displs, total] =
+          MakeBlocks(w.size, per, [uneven](int32_t r) { return uneven ? (r * 5 + 1) % 4 : 1; });
       std::vector<int32_t> buf(total + 1, -1);
       for (int64_t i = 0; i < counts[w.rank]; ++i) buf[i] = Value(w.rank, i);
       Tensor send(buf.data(), counts[w.rank], kI32), recv(buf.data(), total, kI32);
@@ -85,11 +98,9 @@ TEST(InPlace, ReduceScatterAndReduceScatterv) {
   for (int64_t per : kSizes) {
     for (bool uneven : {false, true}) {
       SCOPED_TRACE("per " + std::to_string(per) + (uneven ? " uneven" : " even"));
-      std::vector<int64_t> counts(w.size, per), displs(w.size);
-      if (uneven)  // member 0 has nothing, so each result overlaps its own input block
-        for (int32_t r = 0; r < w.size; ++r) counts[r] = per * (r % 4);  // 0,1,2,3,0..
-      std::exclusive_scan(counts.begin(), counts.end(), displs.begin(), int64_t{0});
-      const int64_t total = displs.back() + counts.back();
+      // Uneven: member 0 has nothing, so each result overlaps its own input block.
+      const auto [counts, displs, total] =
+          MakeBlocks(w.size, per, [uneven](int32_t r) { return uneven ? r % 4 : 1; });
       std::vector<int32_t> buf(total + 1, -1);
       for (int64_t i = 0; i < total; ++i) buf[i] = Value(w.rank, i);
       Tensor send(buf.data(), total, kI32), recv(buf.data(), counts[w.rank], kI32);
