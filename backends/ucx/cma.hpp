@@ -8,9 +8,14 @@
 //
 // Protocol, for a message of at least Link::cma_bytes between two ranks that can read each
 // other (same host, same PID namespace, permission checked at start-up): the sender sends a
-// Descriptor (its pid, the buffer's address and length) under the message's tag and waits for
-// an Ack under the same tag with kAckBit set; the receiver posts a receive for the descriptor,
-// reads the bytes after it arrives (outside UCX's callbacks), then acks with the outcome.
+// Descriptor (its pid, the buffer's address, length and layout) under the message's tag and
+// waits for an answer under the same tag with kAckBit set; the receiver posts a receive for
+// the descriptor and, after it arrived (outside UCX's callbacks), either
+//  - reads the bytes and answers with an Ack carrying the outcome, or
+//  - when the sender's memory is in more pieces than its own and the sender said it can write
+//    into this receiver (kWritableMagic), lends its buffer (grants.hpp) and answers with a push
+//    request: a Descriptor of its own buffer (kPushMagic) holding the loan's token. The sender
+//    writes the bytes (process_vm_writev) and reports the outcome in the loan's slot.
 // Both sides decide by the size, which they both know. A size mismatch is still an
 // INVALID_ARGUMENT on both sides: a receive that finds a descriptor it did not expect (or the
 // wrong length) acks it with the error, and receives shorter than a descriptor go through a
@@ -25,11 +30,16 @@
 
 #include <weft/status.h>
 
+#include "backends/ucx/grants.hpp"
 #include "backends/ucx/layout.hpp"
 
 namespace weft::backends::ucx_plugin {
 
 inline constexpr uint64_t kDescriptorMagic = 0x57656674434d4131ull;  // "WeftCMA1"
+// A descriptor from a sender that has mapped the receiver's grant table (it can push).
+inline constexpr uint64_t kWritableMagic = 0x57656674434d4157ull;  // "WeftCMAW"
+// A receiver's answer asking the sender to write into the described buffer.
+inline constexpr uint64_t kPushMagic = 0x5765667450555348ull;  // "WeftPUSH"
 
 struct Descriptor {
   uint64_t magic = kDescriptorMagic;
@@ -37,12 +47,13 @@ struct Descriptor {
   uint64_t length = 0;
   int64_t pid = 0;
   int64_t sender_rank = 0;
-  Layout layout;  // the sender's memory: strided sends are read where they lie
+  Layout layout;       // the sender's memory: strided sends are read where they lie
+  uint64_t grant = 0;  // a push request: the loan's token (GrantTable::Lend)
 };
 // Receives shorter than a whole descriptor are bounced (see above); tests name the size. A
 // sender whose memory is one run sends only the header (the layout is implied): at 40 bytes
-// it goes as one of UCX's "short" eager messages, a few hundred ns sooner than 184.
-static_assert(sizeof(Descriptor) == 184, "the descriptor's size is part of the wire protocol");
+// it goes as one of UCX's "short" eager messages, a few hundred ns sooner than 192.
+static_assert(sizeof(Descriptor) == 192, "the descriptor's size is part of the wire protocol");
 inline constexpr uint64_t kShortDescriptorBytes = offsetof(Descriptor, layout);
 static_assert(kShortDescriptorBytes == 40, "the short descriptor's size is part of the protocol");
 
@@ -58,6 +69,7 @@ struct CmaIdentity {
   int64_t pid = 0;
   uint64_t threshold = 0;  // 0: this rank does not take part
   char host[96] = {};      // boot id + PID namespace: equal means process_vm_readv can reach
+  GrantIdentity grants;    // where writers find this rank's grant table (slots 0: none)
 };
 
 // This process's identity; `threshold` 0 when cma is disabled (WEFT_UCX_CMA=0), the kernel
@@ -79,5 +91,10 @@ weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t len
 // system call.
 weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
                                char* local, const Layout& local_layout, std::string* why);
+// The other way (process_vm_writev): the bytes of `local_layout` at `local` in order into
+// those of `remote_layout` at `remote` in process `pid`. A process that is gone is
+// PEER_FAILURE, memory it does not have INVALID_ARGUMENT.
+weft_status_t WriteRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
+                                const char* local, const Layout& local_layout, std::string* why);
 
 }  // namespace weft::backends::ucx_plugin

@@ -46,6 +46,7 @@ std::string Request::Name() const {
 void Request::Reset() {
   called_back = freed = false;
   cma_send = cma_recv = bounced = in_read_queue = false;
+  loan = 0;  // an idle request has none (Finish took it back)
   user_buf = nullptr;
   ack_tag = 0;
   staged = nullptr;
@@ -132,14 +133,17 @@ bool IsDescriptor(const Request& r, const void* buf, uint64_t length) {
   if (r.state->peer(r.peer_rank).cma_bytes == 0) return false;
   Descriptor d;
   std::memcpy(static_cast<void*>(&d), buf, kShortDescriptorBytes);
-  return d.magic == kDescriptorMagic && d.sender_rank == r.peer_rank &&
-         d.pid == r.state->peer(r.peer_rank).pid;
+  return (d.magic == kDescriptorMagic || d.magic == kWritableMagic) &&
+         d.sender_rank == r.peer_rank && d.pid == r.state->peer(r.peer_rank).pid;
 }
 
 // Copies the descriptor at `buf` (`length` bytes) into r->desc; a short one is contiguous.
 void TakeDescriptor(Request* r, const void* buf, uint64_t length) {
   if (buf != &r->desc) std::memcpy(static_cast<void*>(&r->desc), buf, length);
-  if (length == kShortDescriptorBytes) r->desc.layout = Contiguous(r->desc.length);
+  if (length == kShortDescriptorBytes) {
+    r->desc.layout = Contiguous(r->desc.length);
+    r->desc.grant = 0;
+  }
 }
 
 std::string SizeMismatch(const Request& r, uint64_t length) {
@@ -203,8 +207,14 @@ void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
 void OnAckDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_t* info,
                void* user_data) {
   auto* r = static_cast<Request*>(user_data);
-  if (!r->done) {
-    if (status == UCS_OK && info != nullptr && info->length == sizeof(Ack)) {
+  const uint64_t length = info != nullptr ? info->length : 0;
+  if (status == UCS_OK && length == sizeof(Descriptor) && r->desc.magic == kPushMagic) {
+    // The receiver lent us its buffer: write after progress returns. Even when this send
+    // ended meanwhile, so that the receiver hears of it at once (State::WriteQueued).
+    r->state->QueueRead(r);
+  } else if (!r->done) {
+    if (status == UCS_OK && length == sizeof(Ack)) {
+      std::memcpy(static_cast<void*>(&r->ack), &r->desc, sizeof(Ack));
       if (r->ack.status == WEFT_OK)
         r->Finish(WEFT_OK, {});
       else if (r->ack.status == WEFT_ERR_INVALID_ARGUMENT)

@@ -47,14 +47,19 @@ struct Request {
   bool freed = false;  // request_free came while UCX still owned it (or a read was queued)
 
   // Single copy (cma.hpp).
-  bool cma_send = false;       // the UCX request is the receive of the receiver's Ack
-  bool cma_recv = false;       // the UCX request is the receive of the sender's Descriptor
-  bool bounced = false;        // a receive shorter than a Descriptor, landing in `desc`
-  bool in_read_queue = false;  // State::Progress still has to read or ack it
-  void* user_buf = nullptr;    // a receive's buffer
-  uint64_t ack_tag = 0;        // a receive: the tag its Ack goes back under
-  Layout layout;               // a receive's memory at user_buf (strided or one run)
-  char* staged = nullptr;      // a strided receive landing in keep_alive's buffer, to unpack
+  bool cma_send = false;  // the UCX request is the receive of the receiver's answer (in desc)
+  bool cma_recv = false;  // the UCX request is the receive of the sender's Descriptor
+  bool bounced = false;   // a receive shorter than a Descriptor, landing in `desc`
+  // State::Progress still has to read or ack it (a receive), or write it (a send whose
+  // receiver asked for a push, desc holding the request).
+  bool in_read_queue = false;
+  void* user_buf = nullptr;  // the message's memory (a receive's, or a single-copy send's)
+  uint64_t ack_tag = 0;      // a receive: the tag its Ack goes back under
+  Layout layout;             // the memory at user_buf (strided or one run)
+  char* staged = nullptr;    // a strided receive landing in keep_alive's buffer, to unpack
+  // A receive whose buffer is lent to the sender (grants.hpp): the loan's token, taken back
+  // (State::EndLoan) whenever the op ends, so nothing is written into the buffer after that.
+  uint64_t loan = 0;
   Descriptor desc;
   Ack ack;
   bool done = false;  // the op's result is final
@@ -71,6 +76,7 @@ struct Request {
     done = true;
     status = s;
     message = std::move(msg);
+    if (loan != 0) state->EndLoan(this);
   }
   // Makes an idle request (done, and UCX let go of it) ready for its next message, keeping
   // its state, peer, deadline, name and keep_alive.

@@ -93,6 +93,10 @@ weft_status_t State::Open() {
   if (s != UCS_OK)
     return Fail(WEFT_ERR_BACKEND, std::string("ucp_worker_get_address: ") + ucs_status_string(s));
   cma_ = LocalCmaIdentity(tuning_.cma_bytes);
+  // Lending buffers to writers only makes sense where single copy runs at all.
+  if (cma_.threshold != 0 && tuning_.push_slots != 0 &&
+      grants_.Open(static_cast<uint32_t>(tuning_.push_slots)))
+    cma_.grants = grants_.Identity();
   const char* id = reinterpret_cast<const char*>(&cma_);
   const char* p = reinterpret_cast<const char*>(addr);
   address_.assign(id, id + sizeof(cma_));
@@ -110,6 +114,9 @@ weft_status_t State::Open() {
 
 State::~State() {
   std::lock_guard<std::mutex> lock(mu_);
+  // The host freed every request before finalize, which took their loans back; this is for a
+  // request leaked by a misbehaving host, whose buffer must not be written after we are gone.
+  for (Request* r : std::vector<Request*>(loans_)) r->Finish(WEFT_ERR_ABORTED, "finalized");
   for (Request* r : reads_) {  // the host freed every request before finalize
     r->in_read_queue = false;
     if (r->freed) delete static_cast<weft_bk_request*>(r);
@@ -176,6 +183,11 @@ weft_status_t State::Connect(int32_t rank, const std::vector<char>& address) {
   // Messages to oneself go through UCX's loopback transport, a single copy already.
   p.cma_bytes = rank == args_.world_rank ? 0 : PairThreshold(cma_, theirs);
   p.pid = theirs.pid;
+  if (p.cma_bytes != 0 && theirs.grants.slots != 0) {
+    // Where we can map its grant table, this peer may ask us to write messages into it.
+    auto g = std::make_unique<PeerGrants>();
+    if (g->Open(static_cast<pid_t>(theirs.pid), theirs.grants)) p.grants = std::move(g);
+  }
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                   UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -246,6 +258,7 @@ void State::Progress() {
     now.swap(reads_);
     for (Request* r : now) ReadQueued(r);
   }
+  if (!loans_.empty()) CheckLoans();
 }
 
 void State::Track(Request* r) {
@@ -284,9 +297,11 @@ void State::QueueRead(Request* r) {
 }
 
 void State::ReadQueued(Request* r) {
+  if (!r->is_recv) return WriteQueued(r);
   r->in_read_queue = false;
   weft_status_t s = r->status;
-  if (!r->done) {  // not cancelled, failed or aborted meanwhile
+  if (!r->done) {         // not cancelled, failed or aborted meanwhile
+    if (Lend(r)) return;  // the sender writes; CheckLoans ends the receive
     std::string why;
     s = r->desc.layout.Bytes() == r->desc.length
             ? ReadRemoteRegion(r->desc.pid, r->desc.address, r->desc.layout,
@@ -299,6 +314,104 @@ void State::ReadQueued(Request* r) {
     r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
   }
   SendAck(r->peer_rank, r->ack_tag, s, r->bytes);
+  if (r->freed) delete static_cast<weft_bk_request*>(r);
+}
+
+bool State::Lend(Request* r) {
+  Peer& p = *peers_[r->peer_rank];
+  // Worth it when the sender's memory is in more pieces than ours: the writer's pieces are
+  // the cheap, local ones (grants.hpp). The read path reports an inconsistent descriptor.
+  if (r->desc.magic != kWritableMagic || !grants_.open() || p.ep == nullptr || p.failed ||
+      aborted_ || r->desc.layout.Bytes() != r->desc.length ||
+      r->desc.layout.Runs() <= r->layout.Runs())
+    return false;
+  const uint64_t token = grants_.Lend();
+  if (token == 0) return false;  // every slot is out: read this one
+  auto d = std::make_unique<Descriptor>();
+  d->magic = kPushMagic;
+  d->address = reinterpret_cast<uint64_t>(r->user_buf);
+  d->length = r->bytes;
+  d->pid = getpid();
+  d->sender_rank = rank();
+  d->layout = r->layout;
+  d->grant = token;
+  r->loan = token;
+  loans_.push_back(r);
+  if (!p.lent) {  // which path messages take, for WEFT_LOG_LEVEL=debug
+    p.lent = true;
+    const std::string line = "ucx: rank " + std::to_string(rank()) +
+                             " lends receive buffers to rank " + std::to_string(r->peer_rank) +
+                             " to write into (single copy, pushed)";
+    host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
+  }
+  const ucs_status_t sent = SendOwned(p.ep, std::move(d), r->ack_tag);
+  if (sent != UCS_OK) {
+    std::string msg;
+    const weft_status_t s = MapFailure(*r, sent, &msg);
+    r->Finish(s, msg);  // takes the loan back
+  }
+  return true;
+}
+
+void State::EndLoan(Request* r) {
+  const uint64_t token = r->loan;
+  r->loan = 0;
+  for (size_t i = 0; i < loans_.size(); ++i) {
+    if (loans_[i] != r) continue;
+    loans_.erase(loans_.begin() + static_cast<std::ptrdiff_t>(i));
+    break;
+  }
+  // Afterwards the sender cannot write into the buffer any more (it may be reused now).
+  (void)grants_.Reclaim(token, static_cast<pid_t>(peers_[r->peer_rank]->pid));
+}
+
+void State::CheckLoans() {
+  for (size_t i = 0; i < loans_.size();) {
+    Request* r = loans_[i];
+    weft_status_t s = WEFT_OK;
+    if (!grants_.Finished(r->loan, &s)) {
+      ++i;
+      continue;
+    }
+    // Finish takes the loan back, which removes r from loans_.
+    r->Finish(s, s == WEFT_OK ? std::string()
+                              : r->Name() + ": the sender could not write the message (status " +
+                                    std::to_string(s) + ")");
+  }
+}
+
+void State::WriteQueued(Request* r) {
+  r->in_read_queue = false;
+  Peer& p = *peers_[r->peer_rank];
+  const uint64_t token = r->desc.grant;
+  if (p.grants == nullptr || !p.grants->Claim(token)) {
+    // The receiver took its buffer back (its receive ended) before we got to write.
+    if (!r->done)
+      r->Finish(WEFT_ERR_ABORTED,
+                r->Name() + ": the receiver withdrew its receive before the message was written");
+  } else {
+    weft_status_t s = r->status;
+    std::string why;
+    if (!r->done) {  // else: cancelled, failed or freed meanwhile; the receiver learns why
+      s = r->desc.length == r->bytes && r->desc.layout.Bytes() == r->bytes
+              ? WriteRemoteRegion(p.pid, r->desc.address, r->desc.layout,
+                                  static_cast<const char*>(r->user_buf), r->layout, &why)
+              : (why = "the receiver's push request is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
+      if (s == WEFT_ERR_PEER_FAILURE) {
+        why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
+        RecordFailure(s, r->peer_rank);
+      }
+    }
+    p.grants->Complete(token, s);
+    if (s == WEFT_OK && !p.pushed) {  // which path messages take, for WEFT_LOG_LEVEL=debug
+      p.pushed = true;
+      const std::string line = "ucx: rank " + std::to_string(rank()) +
+                               " writes messages into buffers rank " +
+                               std::to_string(r->peer_rank) + " lends it (single copy, pushed)";
+      host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
+    }
+    r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
+  }
   if (r->freed) delete static_cast<weft_bk_request*>(r);
 }
 
@@ -340,6 +453,11 @@ void State::HandlePeerFailures() {
       used = true;
       r->Finish(WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
     }
+    for (Request* r : std::vector<Request*>(loans_)) {  // Finish removes r from loans_
+      if (r->peer_rank != p->rank) continue;
+      used = true;
+      r->Finish(WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
+    }
     // A peer that finished and destroyed its worker looks the same as one that died; only a
     // failure that hit an operation is reported as the context's asynchronous error.
     if (used) RecordFailure(WEFT_ERR_PEER_FAILURE, p->rank);
@@ -362,6 +480,8 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
       if (!r->done) FailRequest(r, abort_status_, r->Name() + ": " + reason);
     for (Request* r : reads_)
       if (!r->done) r->Finish(abort_status_, r->Name() + ": " + reason);
+    for (Request* r : std::vector<Request*>(loans_))
+      r->Finish(abort_status_, r->Name() + ": " + reason);
     // Close every connection (SPEC §10): peers waiting on this rank see its endpoints go and
     // fail too, instead of waiting for their deadline. Sends still queued complete with errors.
     for (auto& p : peers_) ClosePeer(*p, true, nullptr);

@@ -41,6 +41,10 @@ struct Peer {
   // Messages of at least this many bytes go by single copy (cma.hpp); 0: never.
   uint64_t cma_bytes = 0;
   int64_t pid = 0;
+  // This peer's grant table, when it lends buffers to us (grants.hpp); null otherwise.
+  std::unique_ptr<PeerGrants> grants;
+  bool pushed = false;           // we wrote a message into this peer's buffer (logged once)
+  bool lent = false;             // we lent this peer a buffer to write into (logged once)
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;
@@ -89,8 +93,11 @@ class State {
   // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored
   // and performs the single-copy reads whose descriptors arrived.
   void Progress();
-  // A receive whose descriptor arrived (called inside progress): read after progress returns.
+  // A receive whose descriptor arrived, or a send whose receiver asked for a push (called
+  // inside progress): read or written after progress returns.
   void QueueRead(Request* r);
+  // Takes back the buffer a receive lent to its sender (Request::Finish calls it).
+  void EndLoan(Request* r);
   // Memory for packing a strided message, reused across messages (fresh pages would fault).
   std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
@@ -113,6 +120,11 @@ class State {
   void LogEndpoint(int32_t rank) const;
   void HandlePeerFailures();
   void ReadQueued(Request* r);
+  void WriteQueued(Request* r);
+  // Lends the buffer of receive `r` to its sender (a push request); false: read it instead.
+  bool Lend(Request* r);
+  // Ends the receives whose writer reported its outcome.
+  void CheckLoans();
   void CloseEndpoints();
   // Starts closing the endpoint of `p` (force: do not flush); a pending close goes to
   // *closing when given, else is released at once.
@@ -142,6 +154,9 @@ class State {
   // Receives whose descriptor arrived; Progress() reads them. Each is kept alive (not deleted
   // by request_free) until it was read or refused, since the sender waits for the ack.
   std::vector<Request*> reads_;
+  // Lending receive buffers to writers (grants.hpp), and the receives with a loan out.
+  GrantTable grants_;
+  std::vector<Request*> loans_;
 
   bool aborted_ = false;
   weft_status_t abort_status_ = WEFT_OK;

@@ -1,6 +1,6 @@
 // Values end to end: every pair of {R, S0, S1, P(sum), P(max)} on 1-D meshes with even,
 // chunk-uneven and ragged splits, the N-D examples of issue 4, every dtype, strided buffers,
-// async work, repeated executions and the one-shot cache.
+// pieces large enough for single copy, async work, repeated executions and the one-shot cache.
 #include "harness.hpp"
 
 namespace redist {
@@ -134,6 +134,30 @@ TEST(Buffers, StridedInputsAndOutputs) {
       s.strided_in = mode & 1;
       s.strided_out = mode & 2;
       s.repeats = 2;
+      RunPair(s);
+    }
+  }
+}
+
+// Pieces large enough for a backend's single-copy path (UCX: 8 KiB and more), with rows of
+// 1 KiB and more on the strided side: S0 -> S1 has the sender's rows strided and the receiver's
+// piece contiguous (UCX: the sender writes into a buffer the receiver lends it), S1 -> S0 the
+// other way round (the receiver reads into its strided rows). Uneven chunks; repeated
+// executions reuse the plan; a strided output keeps both sides strided.
+TEST(Buffers, LargeStridedPiecesMoveInPlace) {
+  const int64_t n = TheWorld().size;
+  for (const auto& [a, b] :
+       std::vector<std::pair<std::string, std::string>>{{"S0", "S1"}, {"S1", "S0"}}) {
+    for (const char* type : {"float32", "float64"}) {
+      PairSpec s;
+      s.mesh = {n};
+      s.shape = {16 * n + 5, 256 * n + 40};
+      s.type = type;
+      s.src = {a};
+      s.dst = {b};
+      s.repeats = 2;
+      RunPair(s);
+      s.strided_out = true;
       RunPair(s);
     }
   }

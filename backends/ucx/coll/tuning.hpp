@@ -27,6 +27,9 @@ struct Tuning {
   // Messages of at least this many bytes between ranks of one host move by single copy
   // (process_vm_readv, cma.hpp); 0 turns that off. Two ranks use the larger of their values.
   uint64_t cma_bytes = 8 << 10;  // WEFT_UCX_CMA_BYTES
+  // Receive buffers a rank may have lent to single-copy senders at once, so that a strided
+  // sender writes into them instead of being read (grants.hpp); 0 turns lending off.
+  uint64_t push_slots = 4096;  // WEFT_UCX_PUSH_SLOTS (at most 65536)
   // How long a waiter polls before it sleeps on the worker's event fd, in microseconds; < 0:
   // chosen from the ranks per host and the CPUs this process may run on (SpinMicroseconds).
   int64_t spin_us = -1;  // WEFT_UCX_SPIN_US

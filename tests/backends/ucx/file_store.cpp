@@ -9,14 +9,19 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace weft::test::ucx {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 thread_local std::string t_error;
+// What the plugin logged in this process (each forked rank has its own copy).
+std::mutex g_log_mu;
+std::vector<std::string> g_logs;
 
 FileStoreHost& Self(void* d) { return *static_cast<FileStoreHost*>(d); }
 
@@ -61,11 +66,21 @@ bool AwaitFile(const std::string& path, int64_t timeout_ms, std::string* out) {
 
 std::string FileStoreHost::LastError() { return t_error; }
 
+bool FileStoreHost::Logged(const std::string& part) {
+  std::lock_guard<std::mutex> lock(g_log_mu);
+  for (const std::string& line : g_logs)
+    if (line.find(part) != std::string::npos) return true;
+  return false;
+}
+
 FileStoreHost::FileStoreHost(std::string dir) : dir_(std::move(dir)) {
   api_.struct_size = sizeof(api_);
   api_.abi_version = WEFT_BACKEND_PLUGIN_ABI_VERSION;
   api_.host_data = this;
-  api_.log = [](void*, int32_t, const char*) {};
+  api_.log = [](void*, int32_t, const char* m) {
+    std::lock_guard<std::mutex> lock(g_log_mu);
+    g_logs.emplace_back(m ? m : "");
+  };
   api_.set_error = [](void*, const char* m) { t_error = m ? m : ""; };
   api_.store_set = [](void* d, const char* key, const void* v, size_t len,
                       int64_t) -> weft_status_t {

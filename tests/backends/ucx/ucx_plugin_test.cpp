@@ -319,10 +319,10 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);
     weft_status_t s;
-    // Sizes on both sides of the single-copy threshold (8 KiB), of a descriptor (184 B) and
+    // Sizes on both sides of the single-copy threshold (8 KiB), of a descriptor (192 B) and
     // of a contiguous sender's short descriptor (40 B).
     const std::vector<size_t> sizes = {
-        1 << 20, 100, 40 * 1024, 7, 184, 185, 183, 40, 41, 39, 8192, 8191, 3 * (1 << 20) + 5, 0};
+        1 << 20, 100, 40 * 1024, 7, 192, 193, 191, 40, 41, 39, 8192, 8191, 3 * (1 << 20) + 5, 0};
     auto value = [](size_t k, size_t i) { return static_cast<char>((k * 131 + i * 7) % 251); };
     if (r.rank == 0) {
       std::vector<std::vector<char>> out(sizes.size());
@@ -452,6 +452,202 @@ TEST(UcxPlugin, StridedPointToPointWithAndWithoutSingleCopy) {
   setenv("WEFT_UCX_CMA_BYTES", "0", 1);
   ExpectAllOk(RunRanks(2, StridedExchange));
   unsetenv("WEFT_UCX_CMA_BYTES");
+}
+
+// Pushed single copy (backends/ucx/grants.hpp): a receiver whose memory is in fewer pieces than
+// the sender's lends its buffer and the sender writes into it. `rows` x `cols` int32 elements
+// every `stride` elements (stride == cols: one run).
+struct Rows {
+  uint64_t rows, cols, stride;
+  uint64_t Count() const { return rows * cols; }
+  uint64_t Index(uint64_t e) const { return e / cols * stride + e % cols; }  // of element e
+  weft_bk_strided_t Layout() const {
+    weft_bk_strided_t l{};
+    l.struct_size = sizeof(l);
+    l.ndim = 2;
+    l.item_bytes = 4;
+    l.shape[0] = rows;
+    l.shape[1] = cols;
+    l.strides[0] = static_cast<int64_t>(stride) * 4;
+    l.strides[1] = 4;
+    return l;
+  }
+};
+
+int32_t PushValue(size_t k, uint64_t e) { return static_cast<int32_t>(k * 1000003 + e * 7 + 1); }
+
+// Rank 0 sends every case at once on one tag (strided), rank 1 receives them in order; each
+// element of a message lands where the receiver's layout puts it, and the receiver's gaps keep
+// their -1. Returns the first difference.
+std::string PushCases(Rank& r, bool expect_push) {
+  const weft_backend_plugin_t& t = *r.plugin;
+  const weft_bk_op_t op = r.Op();
+  struct Case {
+    Rows send, recv;
+  };
+  const std::vector<Case> cases = {
+      {{256, 256, 512}, {1, 65536, 65536}},   // 1 KiB rows into one run: pushed
+      {{64, 1000, 1500}, {1, 64000, 64000}},  // 4000-byte rows: pushed
+      {{128, 256, 768}, {64, 512, 600}},      // into fewer, longer strided rows: pushed
+      {{512, 150, 300}, {1, 76800, 76800}},   // 600-byte rows: packed by the sender, read
+      {{32, 2048, 2055}, {256, 256, 300}},    // into more, shorter rows: read
+      {{3, 1000, 1001}, {1, 3000, 3000}},     // 12 KB in 3 rows: pushed, one call
+  };
+  std::vector<std::vector<int32_t>> mem(cases.size());
+  std::vector<weft_bk_request_t*> q(cases.size());
+  weft_status_t s;
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Rows& mine = r.rank == 0 ? cases[k].send : cases[k].recv;
+    mem[k].assign(mine.rows * mine.stride, -1);
+    const weft_bk_strided_t l = mine.Layout();
+    if (r.rank == 0) {
+      for (uint64_t e = 0; e < mine.Count(); ++e) mem[k][mine.Index(e)] = PushValue(k, e);
+      s = t.send_strided(r.comm, mem[k].data(), &l, 1, 31, &op, &q[k]);
+    } else {
+      s = t.recv_strided(r.comm, mem[k].data(), &l, 0, 31, &op, &q[k]);
+    }
+    if (s) return Err("post", s);
+  }
+  for (size_t k = 0; k < cases.size(); ++k) {
+    if ((s = t.request_wait(q[k], -1))) return Err(("message " + std::to_string(k)).c_str(), s);
+    t.request_free(q[k]);
+  }
+  if (r.rank == 1) {
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const Rows& mine = cases[k].recv;
+      std::vector<int32_t> want(mem[k].size(), -1);
+      for (uint64_t e = 0; e < mine.Count(); ++e) want[mine.Index(e)] = PushValue(k, e);
+      for (size_t i = 0; i < want.size(); ++i)
+        if (mem[k][i] != want[i])
+          return "message " + std::to_string(k) + ": element " + std::to_string(i) + " is " +
+                 std::to_string(mem[k][i]) + ", not " + std::to_string(want[i]);
+    }
+  }
+  const bool pushed = FileStoreHost::Logged(r.rank == 0 ? "writes messages into buffers rank 1"
+                                                        : "lends receive buffers to rank 0");
+  if (pushed != expect_push)
+    return std::string(expect_push ? "nothing was" : "a message was") + " pushed";
+  return "";
+}
+
+TEST(UcxPlugin, PushedMessagesLandExactlyWhereTheReceiverWantsThem) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) { return PushCases(r, true); }));
+  // One loan at a time: the messages behind it are read.
+  setenv("WEFT_UCX_PUSH_SLOTS", "1", 1);
+  ExpectAllOk(RunRanks(2, [](Rank& r) { return PushCases(r, true); }));
+  setenv("WEFT_UCX_PUSH_SLOTS", "0", 1);  // lending off: all read
+  ExpectAllOk(RunRanks(2, [](Rank& r) { return PushCases(r, false); }));
+  unsetenv("WEFT_UCX_PUSH_SLOTS");
+}
+
+// 256 KiB of 1 KiB rows from the sender's matrix into one contiguous receive.
+const Rows kPushed{256, 256, 512};
+
+// A receive that ends (its deadline) while its buffer is lent takes the loan back: the sender,
+// which only gets to it later, must not write, and fails instead.
+TEST(UcxPlugin, ALentBufferIsNeverWrittenAfterTheReceiveEnded) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    const weft_bk_strided_t l = kPushed.Layout();
+    weft_status_t s;
+    if (r.rank == 0) {
+      std::vector<int32_t> a(kPushed.rows * kPushed.stride, 5);
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.send_strided(r.comm, a.data(), &l, 1, 41, &op, &q))) return Err("send", s);
+      int32_t done = 0;
+      (void)t.request_test(q, &done);  // the descriptor leaves; the answer is not here yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // the receive gives up
+      s = t.request_wait(q, -1);
+      t.request_free(q);
+      if (s != WEFT_ERR_ABORTED) return Err("send after the receiver gave up", s);
+      if (FileStoreHost::LastError().find("withdrew") == std::string::npos)
+        return "unexpected message: " + FileStoreHost::LastError();
+      int32_t token = 1;
+      if ((s = t.send(r.comm, &token, 1, kI32, 1, 42, &op, nullptr))) return Err("send", s);
+      return "";
+    }
+    std::vector<int32_t> b(kPushed.Count(), -1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // rank 0 polled already
+    const weft_bk_op_t short_op = r.Op(300);
+    const auto t0 = Clock::now();
+    s = t.recv(r.comm, b.data(), b.size() * 4, kU8, 0, 41, &short_op, nullptr);
+    if (s != WEFT_ERR_TIMEOUT) return Err("receive with a 300 ms deadline", s);
+    if (Since(t0) > 1.0) return "the deadline came after " + std::to_string(Since(t0)) + " s";
+    if (!FileStoreHost::Logged("lends receive buffers to rank 0")) return "the buffer was not lent";
+    int32_t token = 0;
+    if ((s = t.recv(r.comm, &token, 1, kI32, 0, 42, &op, nullptr))) return Err("recv", s);
+    for (size_t i = 0; i < b.size(); ++i)
+      if (b[i] != -1) return "element " + std::to_string(i) + " was written after the deadline";
+    return "";
+  }));
+}
+
+// A writer that dies before it writes fails the lent receive with PEER_FAILURE naming it.
+TEST(UcxPlugin, AWriterKilledBeforeWritingFailsTheLentReceive) {
+  const auto results = RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op(15000);
+    const weft_bk_strided_t l = kPushed.Layout();
+    weft_status_t s;
+    if (r.rank == 0) {
+      std::vector<int32_t> a(kPushed.rows * kPushed.stride, 5);
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.send_strided(r.comm, a.data(), &l, 1, 43, &op, &q))) return Err("send", s);
+      int32_t done = 0;
+      (void)t.request_test(q, &done);
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the loan arrives unread
+      raise(SIGKILL);
+    }
+    std::vector<int32_t> b(kPushed.Count(), -1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto t0 = Clock::now();
+    s = t.recv(r.comm, b.data(), b.size() * 4, kU8, 0, 43, &op, nullptr);
+    if (s != WEFT_ERR_PEER_FAILURE) return Err("receive from the killed writer", s);
+    if (FileStoreHost::LastError().find("rank 0") == std::string::npos)
+      return "does not name rank 0: " + FileStoreHost::LastError();
+    if (Since(t0) > 2.5) return "noticed after " + std::to_string(Since(t0)) + " s";
+    if (!FileStoreHost::Logged("lends receive buffers to rank 0")) return "the buffer was not lent";
+    for (size_t i = 0; i < b.size(); ++i)
+      if (b[i] != -1) return "element " + std::to_string(i) + " was written";
+    return "";
+  });
+  EXPECT_EQ(results[0], "killed by signal 9");
+  EXPECT_EQ(results[1], "");
+}
+
+// A receiver that dies after lending its buffer: the writer's send fails with PEER_FAILURE.
+TEST(UcxPlugin, AReceiverKilledAfterLendingFailsTheWriter) {
+  const auto results = RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op(15000);
+    const weft_bk_strided_t l = kPushed.Layout();
+    weft_status_t s;
+    if (r.rank == 1) {
+      std::vector<int32_t> b(kPushed.Count(), -1);
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.recv(r.comm, b.data(), b.size() * 4, kU8, 0, 44, &op, &q))) return Err("recv", s);
+      const auto t0 = Clock::now();
+      int32_t done = 0;
+      while (Since(t0) < 0.3) (void)t.request_test(q, &done);  // the descriptor comes: lend
+      if (done) return "the receive completed although rank 0 never progressed";
+      raise(SIGKILL);
+    }
+    std::vector<int32_t> a(kPushed.rows * kPushed.stride, 5);
+    weft_bk_request_t* q = nullptr;
+    if ((s = t.send_strided(r.comm, a.data(), &l, 1, 44, &op, &q))) return Err("send", s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // rank 1 lends, then dies
+    const auto t0 = Clock::now();
+    s = t.request_wait(q, -1);
+    t.request_free(q);
+    if (s != WEFT_ERR_PEER_FAILURE) return Err("send to the killed receiver", s);
+    if (FileStoreHost::LastError().find("rank 1") == std::string::npos)
+      return "does not name rank 1: " + FileStoreHost::LastError();
+    if (Since(t0) > 2.5) return "noticed after " + std::to_string(Since(t0)) + " s";
+    return "";
+  });
+  EXPECT_EQ(results[0], "");
+  EXPECT_EQ(results[1], "killed by signal 9");
 }
 
 }  // namespace
