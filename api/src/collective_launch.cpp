@@ -5,6 +5,7 @@
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
+#include "common/clock.hpp"
 
 namespace weft::api {
 namespace {
@@ -14,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int32_t dim) {
   GroupInfo g;
   if (!mesh) {
-    g.ranks = ctx.world_ranks();
+    g.world = &ctx.world_ranks();
     g.index = ctx.rank();
     return g;
   }
@@ -25,7 +26,7 @@ Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int3
   placement::Coord coord{};
   if (!m.Coordinate(ctx.rank(), coord.data()))
     return InvalidUsage("rank " + std::to_string(ctx.rank()) + " is not in the mesh");
-  g.ranks = m.Group(dim, coord.data());
+  g.own = m.Group(dim, coord.data());
   g.index = static_cast<int32_t>(coord[dim]);
   return g;
 }
@@ -41,7 +42,7 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
   }
   if (ms == 0) ms = ctx.timeout_ms();
   if (ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(ms);
+  return CoarseDeadline(std::chrono::milliseconds(ms));  // never early, at most a tick late
 }
 
 namespace detail {
@@ -70,12 +71,12 @@ Status FinishLaunch(Launching& l, Result<CommOp> op, void* stream, DLDevice devi
   backends::OpArgs args{device, stream, l.deadline};
   if (work == nullptr) {
     return c.RunNow([&]() -> Status {
-      WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(l.group.ranks, args.deadline));
+      WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(l.group.ranks(), args.deadline));
       return op.value()(*comm, args);
     });
   }
   auto run = [&c, group = std::move(l.group), args, fn = std::move(op).value()]() -> Status {
-    WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks, args.deadline));
+    WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, c.Group(group.ranks(), args.deadline));
     return fn(*comm, args);
   };
   WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(run), true));

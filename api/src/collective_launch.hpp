@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "api/src/context.hpp"
+#include "common/inline_function.hpp"
 #include "weft/collectives.h"
 
 namespace weft::api {
@@ -15,12 +16,18 @@ namespace weft::api {
 Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx,
                                                               const weft_call_options_t* opts);
 
-using CommOp = std::function<Status(backends::Communicator&, const backends::OpArgs&)>;
+// The operation a call runs once its group's communicator is known. Kept inline (no heap
+// allocation): a blocking call's dispatch cost is part of a small collective's latency.
+using CommOp = InlineFunction<Status(backends::Communicator&, const backends::OpArgs&)>;
 
 struct GroupInfo {
-  std::vector<int32_t> ranks;  // group order
-  int32_t index = 0;           // this rank's position
-  int32_t size() const { return static_cast<int32_t>(ranks.size()); }
+  // The world ranks in group order: the context's own list for the world (no copy per call),
+  // else `own`.
+  const std::vector<int32_t>& ranks() const { return world != nullptr ? *world : own; }
+  const std::vector<int32_t>* world = nullptr;
+  std::vector<int32_t> own;
+  int32_t index = 0;  // this rank's position
+  int32_t size() const { return static_cast<int32_t>(ranks().size()); }
 };
 
 namespace detail {

@@ -8,11 +8,15 @@
 #include <mutex>
 
 #include "backends/ucx/request.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 
 // How long a waiter polls with sched_yield() between polls before it sleeps.
 inline constexpr auto kYieldBudget = std::chrono::microseconds(500);
+
+// The burst of polls reads the clock once every this many polls.
+inline constexpr uint32_t kPollsPerClockRead = 8;
 
 // Calls poll(now) until it returns true (it progresses the worker and says whether the wait is
 // over, having failed whatever passed its deadline): a burst of back-to-back polls for
@@ -21,16 +25,30 @@ inline constexpr auto kYieldBudget = std::chrono::microseconds(500);
 // event fd costs tens of microseconds, more than a small collective's whole round); then
 // sleeps on the worker's event fd between polls, at most until `wake_by` (the op's deadline).
 // Returns false when `until` came first. Requires `lock` on State::mu().
+//
+// A clock read costs as much as a poll on a VM (common/clock.hpp), so the burst reads it only
+// every kPollsPerClockRead polls and starts timing itself at the first read: a reply that
+// arrives within the first polls (a small collective's) is taken without reading it at all.
+// Until then `now` is a coarse reading, never ahead of the true time, so a deadline is noticed
+// at most a scheduler tick late.
 template <typename Poll>
 bool PollUntil(State& st, std::unique_lock<std::mutex>& lock, Clock::time_point until,
                Clock::time_point wake_by, Poll&& poll) {
-  const auto start = Clock::now();
-  auto now = start;
-  while (now - start < st.spin()) {
-    if (poll(now)) return true;
-    now = Clock::now();
+  auto now = CoarseNow();
+  if (st.spin() > Clock::duration::zero()) {
+    Clock::time_point start;
+    for (uint32_t i = 1;; ++i) {
+      if (poll(now)) return true;
+      if (i % kPollsPerClockRead != 0) continue;
+      now = Clock::now();
+      if (i == kPollsPerClockRead)
+        start = now;
+      else if (now - start >= st.spin())
+        break;
+    }
   }
-  const auto yield_until = start + st.spin() + kYieldBudget;
+  now = Clock::now();
+  const auto yield_until = now + kYieldBudget;
   while (now < yield_until && now < until) {
     lock.unlock();
     sched_yield();
