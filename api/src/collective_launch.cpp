@@ -5,7 +5,6 @@
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
-#include "common/clock.hpp"
 
 namespace weft::api {
 namespace {
@@ -42,7 +41,7 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
   }
   if (ms == 0) ms = ctx.timeout_ms();
   if (ms < 0) return Clock::time_point::max();
-  return CoarseDeadline(std::chrono::milliseconds(ms));  // never early, at most a tick late
+  return Clock::now() + std::chrono::milliseconds(ms);
 }
 
 namespace detail {

@@ -18,7 +18,8 @@ const DLDataType kBytes{kDLUInt, 8, 1};
 
 int64_t RemainingMs(Clock::time_point deadline) {
   if (deadline == Clock::time_point::max()) return -1;
-  // A coarse reading is never ahead of the true time: the plugin's deadline is never early.
+  // A coarse reading is never ahead of the true time (common/clock.hpp): what is left comes
+  // out a little long, never short, so the plugin's deadline is never early.
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - CoarseNow());
   return std::max<int64_t>(0, left.count());
 }

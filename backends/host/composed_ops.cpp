@@ -7,6 +7,7 @@
 
 #include "backends/reduce/reduce.hpp"
 #include "backends/reduce/reduce_args.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::composed {
 namespace {
@@ -33,7 +34,7 @@ Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* 
                   const OpArgs& a) {
   const int32_t n = c.size(), me = c.index();
   char* out = static_cast<char*>(recv);
-  if (send_bytes && out + displs[me] != send) std::memmove(out + displs[me], send, send_bytes);
+  if (send_bytes && out + displs[me] != send) CopyBytes(out + displs[me], send, send_bytes);
   const int64_t tag = c.NextInternalTag();
   // Step s forwards the block that originated s hops to the left.
   for (int32_t s = 0; s < n - 1; ++s) {
@@ -53,7 +54,7 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   const char* in = static_cast<const char*>(send);
   char* out = static_cast<char*>(recv);
   if (n == 1) {
-    if (counts[0] && out != in) std::memmove(out, in, counts[0] * item);
+    if (counts[0] && out != in) CopyBytes(out, in, counts[0] * item);
     return Status::Ok();
   }
   // Ring: step s sends the partial sum of block me-s-1 (step 0: straight from the input) and
@@ -77,7 +78,7 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
     char* dst = s == n - 2 && !staged ? out : acc.data();
     WEFT_RETURN_IF_ERROR(Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
   }
-  if (staged) std::memmove(out, acc.data(), own_bytes);
+  if (staged) CopyBytes(out, acc.data(), own_bytes);
   return Status::Ok();
 }
 
@@ -108,7 +109,7 @@ Status Alltoallv(Communicator& c, const void* send, std::span<const uint64_t> se
   if (send_bytes[me] != recv_bytes[me])
     return InvalidArgument("alltoallv: this rank sends itself " + std::to_string(send_bytes[me]) +
                            " bytes but expects " + std::to_string(recv_bytes[me]));
-  if (send_bytes[me]) std::memmove(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
+  if (send_bytes[me]) CopyBytes(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
   const int64_t tag = c.NextInternalTag();
   // Pairwise: at step s talk to me+s and me-s, so each link carries one message per step.
   for (int32_t s = 1; s < n; ++s) {

@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "common/copy.hpp"
 #include "weft/backend_plugin.h"
 
 struct weft_bk_request {
@@ -55,7 +56,7 @@ weft_status_t Finish(weft_bk_request_t** req, weft_status_t s) {
 weft_status_t Copy(weft_bk_comm* c, const void* src, void* dst, uint64_t bytes,
                    const weft_bk_op_t* a, weft_bk_request_t** req) {
   if (!OnHost(a)) return Fail(c, WEFT_ERR_UNSUPPORTED, "self: device memory is not supported");
-  if (bytes && src != dst) std::memmove(dst, src, bytes);
+  if (bytes && src != dst) weft::CopyBytes(dst, src, bytes);
   return Finish(req, WEFT_OK);
 }
 
@@ -149,7 +150,7 @@ weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataTyp
       r->status = WEFT_ERR_INVALID_ARGUMENT;
       c->state->host->set_error(c->state->host->host_data, "self: message size mismatch");
     } else if (bytes) {
-      std::memcpy(r->recv_buf, buf, bytes);
+      weft::CopyBytes(r->recv_buf, buf, bytes);
     }
     r->done = true;
   } else {
@@ -170,7 +171,7 @@ weft_status_t Recv(weft_bk_comm_t* c, void* buf, uint64_t count, DLDataType t, i
     std::vector<char> msg = std::move(sent.front());
     sent.pop_front();
     if (msg.size() != bytes) return Fail(c, WEFT_ERR_INVALID_ARGUMENT, "self: size mismatch");
-    if (bytes) std::memcpy(buf, msg.data(), bytes);
+    if (bytes) weft::CopyBytes(buf, msg.data(), bytes);
     return Finish(req, WEFT_OK);
   }
   if (!req)  // nobody else can ever send: blocking here would hang forever

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/copy.hpp"
+
 namespace weft::backends::ucx_plugin {
 namespace {
 
@@ -160,9 +162,10 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
 }  // namespace
 
 weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
-                               char* local, const Layout& local_layout, std::string* why) {
+                               char* local, const Layout& local_layout, std::string* why,
+                               Bounce bounce) {
   if (remote_layout.ndim == 0 && local_layout.ndim == 0)
-    return ReadRemote(pid, remote, local, local_layout.run, why);
+    return ReadRemote(pid, remote, local, local_layout.run, why, bounce);
   return CopyRegion(false, pid, remote, remote_layout, local, local_layout, why);
 }
 
@@ -173,16 +176,22 @@ weft_status_t WriteRemoteRegion(int64_t pid, uint64_t remote, const Layout& remo
 }
 
 weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t length,
-                         std::string* why) {
+                         std::string* why, Bounce bounce) {
   char* to = static_cast<char*>(local);
+  const bool bounced = bounce.data != nullptr && length >= 4096 &&
+                       SlowCopySkew(to, reinterpret_cast<const void*>(remote));
   uint64_t done = 0;
   while (done < length) {
     // The kernel moves at most MAX_RW_COUNT (about 2 GiB) per call and may stop early.
-    const uint64_t chunk = std::min<uint64_t>(length - done, uint64_t{1} << 30);
-    iovec l{to + done, chunk};
+    const uint64_t chunk =
+        std::min<uint64_t>(length - done, bounced ? Bounce::kBounceBytes : uint64_t{1} << 30);
+    // Bounced: into the scratch at the source's offset in its page, then out with CopyBytes.
+    char* into = bounced ? bounce.data + ((remote + done) & 4095) : to + done;
+    iovec l{into, chunk};
     iovec r{reinterpret_cast<void*>(remote + done), chunk};
     const ssize_t n = process_vm_readv(static_cast<pid_t>(pid), &l, 1, &r, 1, 0);
     if (n > 0) {
+      if (bounced) CopyBytes(to + done, into, static_cast<uint64_t>(n));
       done += static_cast<uint64_t>(n);
       continue;
     }

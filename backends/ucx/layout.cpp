@@ -1,6 +1,7 @@
 #include "backends/ucx/layout.hpp"
 
 #include <cstring>
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -83,14 +84,14 @@ void RunCursor::Next() {
 
 void PackRuns(const char* base, const Layout& l, char* out) {
   for (RunCursor c(l); !c.done(); c.Next()) {
-    std::memcpy(out, base + c.offset(), l.run);
+    CopyBytes(out, base + c.offset(), l.run);
     out += l.run;
   }
 }
 
 void UnpackRuns(const char* in, const Layout& l, char* base) {
   for (RunCursor c(l); !c.done(); c.Next()) {
-    std::memcpy(base + c.offset(), in, l.run);
+    CopyBytes(base + c.offset(), in, l.run);
     in += l.run;
   }
 }

@@ -5,7 +5,6 @@
 
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/request.hpp"
-#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -14,10 +13,9 @@ inline bool OnHost(const weft_bk_op_t* a) {
   return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
 }
 
-// Never early, at most a scheduler tick late (common/clock.hpp: a cheaper clock read).
 inline Clock::time_point DeadlineOf(const weft_bk_op_t* a) {
   if (a == nullptr || a->timeout_ms < 0) return Clock::time_point::max();
-  return CoarseDeadline(std::chrono::milliseconds(a->timeout_ms));
+  return Clock::now() + std::chrono::milliseconds(a->timeout_ms);
 }
 
 weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,

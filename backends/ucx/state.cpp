@@ -305,7 +305,7 @@ void State::ReadQueued(Request* r) {
     std::string why;
     s = r->desc.layout.Bytes() == r->desc.length
             ? ReadRemoteRegion(r->desc.pid, r->desc.address, r->desc.layout,
-                               static_cast<char*>(r->user_buf), r->layout, &why)
+                               static_cast<char*>(r->user_buf), r->layout, &why, ReadBounce())
             : (why = "the sender's descriptor is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
     if (s == WEFT_ERR_PEER_FAILURE) {
       why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
@@ -315,6 +315,11 @@ void State::ReadQueued(Request* r) {
   }
   SendAck(r->peer_rank, r->ack_tag, s, r->bytes);
   if (r->freed) delete static_cast<weft_bk_request*>(r);
+}
+
+Bounce State::ReadBounce() {
+  if (!bounce_) bounce_.reset(new (std::nothrow) char[Bounce::kBounceBytes + 4096]);
+  return Bounce{bounce_.get()};  // null (read directly) if that failed
 }
 
 bool State::Lend(Request* r) {

@@ -120,6 +120,8 @@ class State {
   void LogEndpoint(int32_t rank) const;
   void HandlePeerFailures();
   void ReadQueued(Request* r);
+  // The scratch of reads the kernel would copy slowly (cma.hpp), made on first use.
+  Bounce ReadBounce();
   void WriteQueued(Request* r);
   // Lends the buffer of receive `r` to its sender (a push request); false: read it instead.
   bool Lend(Request* r);
@@ -154,6 +156,7 @@ class State {
   // Receives whose descriptor arrived; Progress() reads them. Each is kept alive (not deleted
   // by request_free) until it was read or refused, since the sender waits for the ack.
   std::vector<Request*> reads_;
+  std::unique_ptr<char[]> bounce_;
   // Lending receive buffers to writers (grants.hpp), and the receives with a loan out.
   GrantTable grants_;
   std::vector<Request*> loans_;

@@ -29,8 +29,8 @@ inline constexpr uint32_t kPollsPerClockRead = 8;
 // A clock read costs as much as a poll on a VM (common/clock.hpp), so the burst reads it only
 // every kPollsPerClockRead polls and starts timing itself at the first read: a reply that
 // arrives within the first polls (a small collective's) is taken without reading it at all.
-// Until then `now` is a coarse reading, never ahead of the true time, so a deadline is noticed
-// at most a scheduler tick late.
+// Until then `now` is a coarse reading (common/clock.hpp), never ahead of the true time, so a
+// deadline is noticed a little late, never early.
 template <typename Poll>
 bool PollUntil(State& st, std::unique_lock<std::mutex>& lock, Clock::time_point until,
                Clock::time_point wake_by, Poll&& poll) {

@@ -1,6 +1,7 @@
 #include "placement/executor/tensor_view.hpp"
 
 #include <cstring>
+#include "common/copy.hpp"
 
 namespace weft::placement::executor {
 namespace {
@@ -65,7 +66,7 @@ void CopyBox(const TensorView& from, const TensorView& to, const Box& box) {
     const char* s = from.At(g);
     char* d = to.At(g);
     if (fs == 1 && ts == 1) {
-      std::memcpy(d, s, static_cast<size_t>(len * item));
+      CopyBytes(d, s, static_cast<size_t>(len * item));
       return;
     }
     for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * ts * item, s + i * fs * item, item);
@@ -77,7 +78,7 @@ void Pack(const TensorView& v, const Box& box, char* dst) {
   ForEachRow(box, [&](const int64_t* g, int64_t len) {
     const char* s = v.At(g);
     if (vs == 1) {
-      std::memcpy(dst, s, static_cast<size_t>(len * item));
+      CopyBytes(dst, s, static_cast<size_t>(len * item));
     } else {
       for (int64_t i = 0; i < len; ++i) std::memcpy(dst + i * item, s + i * vs * item, item);
     }
@@ -90,7 +91,7 @@ void Unpack(const char* src, const TensorView& v, const Box& box) {
   ForEachRow(box, [&](const int64_t* g, int64_t len) {
     char* d = v.At(g);
     if (vs == 1) {
-      std::memcpy(d, src, static_cast<size_t>(len * item));
+      CopyBytes(d, src, static_cast<size_t>(len * item));
     } else {
       for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * vs * item, src + i * item, item);
     }

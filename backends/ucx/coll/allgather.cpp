@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
 
 void CopyOwn(const void* send, char* dst, uint64_t bytes) {
-  if (bytes != 0 && dst != send) std::memmove(dst, send, bytes);
+  if (bytes != 0 && dst != send) CopyBytes(dst, send, bytes);
 }
 
 void Bruck(Schedule& s, const Comm& c, const void* send, char* out, const uint64_t* bytes,
@@ -35,7 +36,7 @@ void Bruck(Schedule& s, const Comm& c, const void* send, char* out, const uint64
           dsp = std::vector<uint64_t>(displs, displs + n)](std::string*) {
     for (int32_t j = 0; j < n; ++j) {
       const int32_t blk = Ring(me + j, n);
-      if (b[blk] != 0) std::memcpy(out + dsp[blk], tmp + off[j], b[blk]);
+      if (b[blk] != 0) CopyBytes(out + dsp[blk], tmp + off[j], b[blk]);
     }
     return WEFT_OK;
   });
@@ -79,7 +80,7 @@ void BuildAllgatherv(Schedule& s, const Comm& c, const Tuning& t, const void* se
   // to its block now, before anything is posted.
   char* own = out + displs[c.index];
   if (send != own && Overlaps(send, bytes[c.index], out, extent)) {
-    std::memmove(own, send, bytes[c.index]);
+    CopyBytes(own, send, bytes[c.index]);
     send = own;
   }
   if (total < t.allgather_bruck_bytes && n > 2)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -36,7 +37,7 @@ void BuildAllreduce(Schedule& s, const Comm& c, const Tuning& t, const Reduction
   const uint64_t bytes = count * red.item;
   char* out = static_cast<char*>(recv);
   if (!AllreduceUsesRing(t, n, bytes, count)) {
-    if (bytes != 0 && out != send) std::memmove(out, send, bytes);
+    if (bytes != 0 && out != send) CopyBytes(out, send, bytes);
     if (n > 1 && bytes != 0) RecursiveDoubling(s, c, red, out, bytes);
     return;
   }

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -18,7 +19,7 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
   char* out = static_cast<char*>(recv);
   auto copy_own = [src = in + send_displs[me], dst = out + recv_displs[me],
                    len = send_bytes[me]](std::string*) {
-    if (len != 0 && dst != src) std::memmove(dst, src, len);
+    if (len != 0 && dst != src) CopyBytes(dst, src, len);
     return WEFT_OK;
   };
   if (n == 1) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -18,7 +19,7 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
                           const uint64_t* displs) {
   const int32_t n = c.size(), me = c.index;
   if (n == 1) {
-    if (bytes[0] != 0 && out != in + displs[0]) std::memmove(out, in + displs[0], bytes[0]);
+    if (bytes[0] != 0 && out != in + displs[0]) CopyBytes(out, in + displs[0], bytes[0]);
     return;
   }
   const int32_t left = Ring(me - 1, n), right = Ring(me + 1, n);
@@ -63,7 +64,7 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
   }
   if (staged_out)
     s.Then([out, result = sent, len = bytes[me]](std::string*) {
-      std::memcpy(out, result, len);
+      CopyBytes(out, result, len);
       return WEFT_OK;
     });
 }

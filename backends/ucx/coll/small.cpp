@@ -8,6 +8,7 @@
 #include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/p2p.hpp"
 #include "backends/ucx/wait.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -124,7 +125,7 @@ weft_status_t SmallAllreduce(Comm& c, const Reduction& red, const void* send, vo
   if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, std::string(kName) + ": " + why);
   Run run(c, lock, deadline);
   char* out = static_cast<char*>(recv);
-  if (out != send) std::memmove(out, send, bytes);
+  if (out != send) CopyBytes(out, send, bytes);
   // The rounds of the schedule's recursive doubling (allreduce.cpp), message for message.
   weft_status_t result = WEFT_OK;
   ForEachDoublingRound(c.size(), c.index, [&](const DoublingRound& r) {

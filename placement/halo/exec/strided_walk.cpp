@@ -6,6 +6,7 @@
 
 #include "backends/reduce/half_float.hpp"
 #include "backends/reduce/reduce.hpp"
+#include "common/copy.hpp"
 
 namespace weft::placement::halo {
 namespace {
@@ -69,7 +70,7 @@ void WalkCopy(const Walk& to, const Walk& from, const Box& shape, int64_t item) 
   const int64_t ts = nd ? to.stride[nd - 1] : 1, fs = nd ? from.stride[nd - 1] : 1;
   ForEachRow(to, from, shape, item, [&](char* t, const char* f, int64_t len) {
     if (ts == 1 && fs == 1) {
-      std::memcpy(t, f, static_cast<size_t>(len * item));
+      CopyBytes(t, f, static_cast<size_t>(len * item));
       return;
     }
     for (int64_t i = 0; i < len; ++i) std::memcpy(t + i * ts * item, f + i * fs * item, item);

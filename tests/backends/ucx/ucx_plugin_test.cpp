@@ -30,6 +30,18 @@ double Since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// "" when `s` is PEER_FAILURE with a message naming `rank` that came within `limit_s` seconds,
+// else what is wrong.
+std::string PeerFailureNaming(int32_t rank, weft_status_t s, const char* what, double took,
+                              double limit_s) {
+  if (s != WEFT_ERR_PEER_FAILURE) return Err(what, s);
+  const std::string name = "rank " + std::to_string(rank);
+  if (FileStoreHost::LastError().find(name) == std::string::npos)
+    return "does not name " + name + ": " + FileStoreHost::LastError();
+  if (took > limit_s) return "noticed after " + std::to_string(took) + " s";
+  return "";
+}
+
 void ExpectAllOk(const std::vector<std::string>& results) {
   for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
 }
@@ -295,10 +307,8 @@ TEST(UcxPlugin, KilledPeerFailsThePendingReceive) {
     s = t.request_wait(q, -1);
     const double took = Since(t0);
     t.request_free(q);
-    if (s != WEFT_ERR_PEER_FAILURE) return Err("wait on the dead peer", s);
-    if (FileStoreHost::LastError().find("rank 2") == std::string::npos)
-      return "does not name rank 2: " + FileStoreHost::LastError();
-    if (took > 2.2) return "noticed after " + std::to_string(took) + " s";
+    if (std::string e = PeerFailureNaming(2, s, "wait on the dead peer", took, 2.2); !e.empty())
+      return e;
     int32_t failed = -1;
     if ((s = t.async_error(r.state, &failed)) != WEFT_ERR_PEER_FAILURE || failed != 2)
       return Err("async_error", s);
@@ -366,11 +376,7 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
     std::vector<char> big(1 << 20);
     const auto t0 = Clock::now();
     s = t.recv(r.comm, big.data(), big.size(), kU8, 0, 6, &op, nullptr);
-    if (s != WEFT_ERR_PEER_FAILURE) return Err("receive from the dead sender", s);
-    if (FileStoreHost::LastError().find("rank 0") == std::string::npos)
-      return "does not name rank 0: " + FileStoreHost::LastError();
-    if (Since(t0) > 2.2) return "noticed after " + std::to_string(Since(t0)) + " s";
-    return "";
+    return PeerFailureNaming(0, s, "receive from the dead sender", Since(t0), 2.2);
   });
   EXPECT_EQ(results[0], "killed by signal 9");
   EXPECT_EQ(results[1], "");
@@ -603,10 +609,9 @@ TEST(UcxPlugin, AWriterKilledBeforeWritingFailsTheLentReceive) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto t0 = Clock::now();
     s = t.recv(r.comm, b.data(), b.size() * 4, kU8, 0, 43, &op, nullptr);
-    if (s != WEFT_ERR_PEER_FAILURE) return Err("receive from the killed writer", s);
-    if (FileStoreHost::LastError().find("rank 0") == std::string::npos)
-      return "does not name rank 0: " + FileStoreHost::LastError();
-    if (Since(t0) > 2.5) return "noticed after " + std::to_string(Since(t0)) + " s";
+    if (std::string e = PeerFailureNaming(0, s, "receive from the killed writer", Since(t0), 2.5);
+        !e.empty())
+      return e;
     if (!FileStoreHost::Logged("lends receive buffers to rank 0")) return "the buffer was not lent";
     for (size_t i = 0; i < b.size(); ++i)
       if (b[i] != -1) return "element " + std::to_string(i) + " was written";
@@ -640,11 +645,7 @@ TEST(UcxPlugin, AReceiverKilledAfterLendingFailsTheWriter) {
     const auto t0 = Clock::now();
     s = t.request_wait(q, -1);
     t.request_free(q);
-    if (s != WEFT_ERR_PEER_FAILURE) return Err("send to the killed receiver", s);
-    if (FileStoreHost::LastError().find("rank 1") == std::string::npos)
-      return "does not name rank 1: " + FileStoreHost::LastError();
-    if (Since(t0) > 2.5) return "noticed after " + std::to_string(Since(t0)) + " s";
-    return "";
+    return PeerFailureNaming(1, s, "send to the killed receiver", Since(t0), 2.5);
   });
   EXPECT_EQ(results[0], "");
   EXPECT_EQ(results[1], "killed by signal 9");

@@ -1,0 +1,64 @@
+// weft::CopyBytes has memmove's result for every size, address skew and overlap, including
+// the skews it copies with its own loop (destination 1..63 bytes past the source mod 4 KiB).
+#include "common/copy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+uint8_t Value(size_t i) { return static_cast<uint8_t>((i * 131 + 7) % 251); }
+
+TEST(CopyBytes, MatchesMemmoveAtEverySkewAndSize) {
+  const std::vector<size_t> sizes = {
+      0, 1, 63, 64, 127, 129, 1000, 1024, 1025, 4096, (128 << 10) + 5, (600 << 10) + 3};
+  const std::vector<size_t> skews = {0, 1, 15, 16, 31, 32, 63, 64, 100, 4095};
+  std::vector<uint8_t> src(700 << 10), dst((700 << 10) + 8192);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = Value(i);
+  // Destination offsets chosen so that (dst - src) mod 4096 takes each skew.
+  const auto base_skew =
+      (reinterpret_cast<uintptr_t>(dst.data()) - reinterpret_cast<uintptr_t>(src.data())) & 4095;
+  for (size_t n : sizes)
+    for (size_t skew : skews) {
+      const size_t off = (skew + 4096 - base_skew) & 4095;
+      ASSERT_EQ((reinterpret_cast<uintptr_t>(dst.data() + off) -
+                 reinterpret_cast<uintptr_t>(src.data() + 0)) &
+                    4095,
+                skew);
+      std::fill(dst.begin(), dst.end(), 0xEE);
+      weft::CopyBytes(dst.data() + off, src.data(), n);
+      size_t wrong = dst.size();  // the first byte that differs from memmove's result
+      for (size_t i = 0; i < dst.size() && wrong == dst.size(); ++i)
+        if (dst[i] != (i >= off && i < off + n ? Value(i - off) : 0xEE)) wrong = i;
+      ASSERT_EQ(wrong, dst.size()) << "size " << n << " skew " << skew;
+    }
+}
+
+TEST(CopyBytes, OverlappingRegionsMoveLikeMemmove) {
+  for (size_t n : {size_t{100}, size_t{5000}, size_t{200 << 10}})
+    for (long shift : {-4095L, -64L, -16L, -1L, 1L, 16L, 63L, 4097L}) {
+      std::vector<uint8_t> a(n + 16384), b;
+      for (size_t i = 0; i < a.size(); ++i) a[i] = Value(i);
+      b = a;
+      uint8_t* from = a.data() + 8192;
+      weft::CopyBytes(from + shift, from, n);
+      std::memmove(b.data() + 8192 + shift, b.data() + 8192, n);
+      ASSERT_EQ(a, b) << "size " << n << " shift " << shift;
+    }
+}
+
+TEST(CopyBytes, SlowSkewIsOneToSixtyThreeBytesAhead) {
+  alignas(4096) static char page[3 * 4096];
+  EXPECT_FALSE(weft::SlowCopySkew(page + 4096, page));
+  EXPECT_TRUE(weft::SlowCopySkew(page + 4096 + 1, page));
+  EXPECT_TRUE(weft::SlowCopySkew(page + 16, page));
+  EXPECT_TRUE(weft::SlowCopySkew(page + 63, page));
+  EXPECT_FALSE(weft::SlowCopySkew(page + 64, page));
+  EXPECT_FALSE(weft::SlowCopySkew(page, page + 16));  // behind is fine
+}
+
+}  // namespace
