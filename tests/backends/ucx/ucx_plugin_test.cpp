@@ -460,6 +460,44 @@ TEST(UcxPlugin, StridedPointToPointWithAndWithoutSingleCopy) {
   unsetenv("WEFT_UCX_CMA_BYTES");
 }
 
+// Single-copy reads whose destination lies 1..63 bytes past the source modulo 4 KiB go through
+// a scratch page-aligned like the source (cma.hpp, Bounce): sizes around its 128 KiB pieces,
+// each landing exactly, the bytes around the receive untouched.
+TEST(UcxPlugin, SkewedSingleCopyReadsLandExactly) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    const std::vector<size_t> sizes = {40 << 10, 128 << 10, (128 << 10) + 1, (300 << 10) + 7,
+                                       (1 << 20) + 5};
+    const std::vector<size_t> skews = {1, 16, 63, 64, 4080};  // destination minus source
+    std::vector<char> mem((2 << 20) + 3 * 4096);
+    char* page = mem.data() + (4096 - reinterpret_cast<uintptr_t>(mem.data()) % 4096);
+    auto value = [](size_t k, size_t i) { return static_cast<char>((k * 37 + i * 11) % 253); };
+    weft_status_t s;
+    size_t k = 0;
+    for (size_t n : sizes)
+      for (size_t skew : skews) {
+        ++k;
+        if (r.rank == 0) {
+          for (size_t i = 0; i < n; ++i) page[i] = value(k, i);
+          if ((s = t.send(r.comm, page, n, kU8, 1, 51, &op, nullptr))) return Err("send", s);
+          continue;
+        }
+        char* into = page + skew;
+        std::fill(mem.begin(), mem.end(), '\x5a');
+        if ((s = t.recv(r.comm, into, n, kU8, 0, 51, &op, nullptr))) return Err("recv", s);
+        for (size_t i = 0; i < mem.size(); ++i) {
+          const char* at = mem.data() + i;
+          const bool inside = at >= into && at < into + n;
+          if (mem[i] != (inside ? value(k, static_cast<size_t>(at - into)) : '\x5a'))
+            return "size " + std::to_string(n) + " skew " + std::to_string(skew) + ": byte " +
+                   std::to_string(i) + " is wrong";
+        }
+      }
+    return "";
+  }));
+}
+
 // Pushed single copy (backends/ucx/grants.hpp): a receiver whose memory is in fewer pieces than
 // the sender's lends its buffer and the sender writes into it. `rows` x `cols` int32 elements
 // every `stride` elements (stride == cols: one run).
