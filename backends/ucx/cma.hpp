@@ -89,7 +89,7 @@ uint64_t PairThreshold(const CmaIdentity& mine, const CmaIdentity& theirs);
 // weft::CopyBytes: 128 KiB 12 + 4 us instead of 55 us.
 struct Bounce {
   static constexpr uint64_t kBounceBytes = 128 << 10;
-  char* data = nullptr;  // kBounceBytes + 4096 bytes; null: read directly
+  char* data = nullptr;  // page-aligned, kBounceBytes + 4096 bytes; null: read directly
 };
 
 // Reads `length` bytes at `remote` in process `pid` into `local`. WEFT_OK, or the status with
