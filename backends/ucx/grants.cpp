@@ -112,12 +112,11 @@ bool GrantTable::Finished(uint64_t token, weft_status_t* status) const {
   return true;
 }
 
-weft_status_t GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
+void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
   const uint32_t slot = SlotOf(token);
-  if (!open() || slot >= slots_) return WEFT_ERR_INTERNAL;
+  if (!open() || slot >= slots_) return;
   auto word = At(words_, slot);
   const uint64_t gen = TokenGen(token);
-  weft_status_t outcome = WEFT_ERR_ABORTED;
   uint64_t w = word.load(std::memory_order_acquire);
   const auto start = std::chrono::steady_clock::now();
   auto checked = start;
@@ -127,10 +126,7 @@ weft_status_t GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
       if (word.compare_exchange_weak(w, Word(gen, kFree), std::memory_order_acq_rel)) break;
       continue;  // w was reloaded
     }
-    if (StateOf(w) == kDone) {
-      outcome = StatusOf(w);
-      break;
-    }
+    if (StateOf(w) == kDone) break;
     if (StateOf(w) != kWriting) break;  // not ours any more (cannot happen: we own the slot)
     // The writer is copying into the buffer right now: the buffer is not ours until it is
     // done, which takes as long as the copy. A writer that died mid-copy writes no more.
@@ -147,7 +143,6 @@ weft_status_t GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
   }
   word.store(Word(gen, kFree), std::memory_order_release);
   free_.push_back(slot);
-  return outcome;
 }
 
 PeerGrants::~PeerGrants() {

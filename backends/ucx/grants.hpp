@@ -61,10 +61,9 @@ class GrantTable {
   // True when the writer finished with `token` (*status: its outcome).
   bool Finished(uint64_t token, weft_status_t* status) const;
   // Takes the slot back, whatever happened to it: afterwards nothing writes for `token`.
-  // Returns the writer's outcome when it wrote (or refused) before, WEFT_ERR_ABORTED when it
-  // never started. While it writes this waits (yielding, then sleeping briefly) for its end,
-  // or until process `writer_pid` is gone.
-  weft_status_t Reclaim(uint64_t token, pid_t writer_pid);
+  // While the writer writes this waits (yielding, then sleeping briefly) for its end, or
+  // until process `writer_pid` is gone. (The outcome, when wanted, is Finished's.)
+  void Reclaim(uint64_t token, pid_t writer_pid);
 
  private:
   uint64_t* words_ = nullptr;

@@ -16,7 +16,7 @@ bool LetGo(Request* r, void* ucx_request) {
     r->ucx = nullptr;
     r->state->Untrack(r);
   }
-  if (r->freed && !r->in_read_queue) {
+  if (r->freed && !r->in_transfer_queue) {
     delete static_cast<weft_bk_request*>(r);
     return false;
   }
@@ -45,7 +45,7 @@ std::string Request::Name() const {
 
 void Request::Reset() {
   called_back = freed = false;
-  cma_send = cma_recv = bounced = in_read_queue = false;
+  cma_send = cma_recv = bounced = in_transfer_queue = false;
   loan = 0;  // an idle request has none (Finish took it back)
   user_buf = nullptr;
   ack_tag = 0;
@@ -68,7 +68,7 @@ void Request::Cancel(weft_status_t s, const std::string& msg) {
 }
 
 void Request::Release() {
-  if (in_read_queue) {  // the sender waits for an ack: State::Progress sends it, then deletes
+  if (in_transfer_queue) {  // the sender waits for an ack: State::Progress sends it, then deletes
     freed = true;
     if (!done) Finish(WEFT_ERR_ABORTED, Name() + ": freed while pending");
     return;
@@ -155,7 +155,7 @@ std::string SizeMismatch(const Request& r, uint64_t length) {
 // out from State::Progress, outside UCX's callback).
 void RefuseDescriptor(Request* r, uint64_t length) {
   r->Finish(WEFT_ERR_INVALID_ARGUMENT, SizeMismatch(*r, length));
-  r->state->QueueRead(r);
+  r->state->QueueTransfer(r);
 }
 
 }  // namespace
@@ -168,11 +168,11 @@ void CompleteRecv(Request* r, ucs_status_t status, uint64_t length) {
     if (IsDescriptor(*r, got, length)) {
       TakeDescriptor(r, got, length);
       if (r->done) {  // cancelled or failed meanwhile: the sender still waits for an answer
-        r->state->QueueRead(r);
+        r->state->QueueTransfer(r);
         return;
       }
       if (!r->cma_recv || r->desc.length != r->bytes) return RefuseDescriptor(r, r->desc.length);
-      r->state->QueueRead(r);  // read outside UCX's callback
+      r->state->QueueTransfer(r);  // read outside UCX's callback
       return;
     }
   }
@@ -211,7 +211,7 @@ void OnAckDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_t
   if (status == UCS_OK && length == sizeof(Descriptor) && r->desc.magic == kPushMagic) {
     // The receiver lent us its buffer: write after progress returns. Even when this send
     // ended meanwhile, so that the receiver hears of it at once (State::WriteQueued).
-    r->state->QueueRead(r);
+    r->state->QueueTransfer(r);
   } else if (!r->done) {
     if (status == UCS_OK && length == sizeof(Ack)) {
       std::memcpy(static_cast<void*>(&r->ack), &r->desc, sizeof(Ack));

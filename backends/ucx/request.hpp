@@ -52,7 +52,7 @@ struct Request {
   bool bounced = false;   // a receive shorter than a Descriptor, landing in `desc`
   // State::Progress still has to read or ack it (a receive), or write it (a send whose
   // receiver asked for a push, desc holding the request).
-  bool in_read_queue = false;
+  bool in_transfer_queue = false;
   void* user_buf = nullptr;  // the message's memory (a receive's, or a single-copy send's)
   uint64_t ack_tag = 0;      // a receive: the tag its Ack goes back under
   Layout layout;             // the memory at user_buf (strided or one run)

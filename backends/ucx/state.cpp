@@ -117,11 +117,11 @@ State::~State() {
   // The host freed every request before finalize, which took their loans back; this is for a
   // request leaked by a misbehaving host, whose buffer must not be written after we are gone.
   for (Request* r : std::vector<Request*>(loans_)) r->Finish(WEFT_ERR_ABORTED, "finalized");
-  for (Request* r : reads_) {  // the host freed every request before finalize
-    r->in_read_queue = false;
+  for (Request* r : transfers_) {  // the host freed every request before finalize
+    r->in_transfer_queue = false;
     if (r->freed) delete static_cast<weft_bk_request*>(r);
   }
-  reads_.clear();
+  transfers_.clear();
   if (worker_ != nullptr) {
     CloseEndpoints();
     // The host freed every request before finalize; what UCX still owns is a receive nobody
@@ -253,10 +253,10 @@ void State::Progress() {
   while (ucp_worker_progress(worker_) != 0) {
   }
   if (peer_error_pending_) HandlePeerFailures();
-  while (!reads_.empty()) {  // reading may progress nothing, but acks are sends: loop
+  while (!transfers_.empty()) {  // copying may progress nothing, but answers are sends: loop
     std::vector<Request*> now;
-    now.swap(reads_);
-    for (Request* r : now) ReadQueued(r);
+    now.swap(transfers_);
+    for (Request* r : now) TransferQueued(r);
   }
   if (!loans_.empty()) CheckLoans();
 }
@@ -291,14 +291,32 @@ std::shared_ptr<ScratchBuffer> State::Staging(uint64_t bytes) {
   return AcquireFrom(staging_, bytes);
 }
 
-void State::QueueRead(Request* r) {
-  r->in_read_queue = true;
-  reads_.push_back(r);
+void State::QueueTransfer(Request* r) {
+  r->in_transfer_queue = true;
+  transfers_.push_back(r);
+}
+
+void State::TransferQueued(Request* r) {
+  if (r->is_recv)
+    ReadQueued(r);
+  else
+    WriteQueued(r);
+}
+
+void State::NoteCopyFailure(weft_status_t s, int32_t peer_rank, std::string* why) {
+  if (s != WEFT_ERR_PEER_FAILURE) return;
+  *why = "rank " + std::to_string(peer_rank) + " failed (" + *why + ")";
+  RecordFailure(s, peer_rank);
+}
+
+void State::LogOnce(bool* logged, const std::string& line) const {
+  if (*logged) return;
+  *logged = true;
+  host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
 }
 
 void State::ReadQueued(Request* r) {
-  if (!r->is_recv) return WriteQueued(r);
-  r->in_read_queue = false;
+  r->in_transfer_queue = false;
   weft_status_t s = r->status;
   if (!r->done) {         // not cancelled, failed or aborted meanwhile
     if (Lend(r)) return;  // the sender writes; CheckLoans ends the receive
@@ -307,10 +325,7 @@ void State::ReadQueued(Request* r) {
             ? ReadRemoteRegion(r->desc.pid, r->desc.address, r->desc.layout,
                                static_cast<char*>(r->user_buf), r->layout, &why, ReadBounce())
             : (why = "the sender's descriptor is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
-    if (s == WEFT_ERR_PEER_FAILURE) {
-      why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
-      RecordFailure(s, r->peer_rank);
-    }
+    NoteCopyFailure(s, r->peer_rank, &why);
     r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
   }
   SendAck(r->peer_rank, r->ack_tag, s, r->bytes);
@@ -346,13 +361,9 @@ bool State::Lend(Request* r) {
   d->grant = token;
   r->loan = token;
   loans_.push_back(r);
-  if (!p.lent) {  // which path messages take, for WEFT_LOG_LEVEL=debug
-    p.lent = true;
-    const std::string line = "ucx: rank " + std::to_string(rank()) +
-                             " lends receive buffers to rank " + std::to_string(r->peer_rank) +
-                             " to write into (single copy, pushed)";
-    host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
-  }
+  if (!p.lent)
+    LogOnce(&p.lent, "ucx: rank " + std::to_string(rank()) + " lends receive buffers to rank " +
+                         std::to_string(r->peer_rank) + " to write into (single copy, pushed)");
   const ucs_status_t sent = SendOwned(p.ep, std::move(d), r->ack_tag);
   if (sent != UCS_OK) {
     std::string msg;
@@ -371,7 +382,7 @@ void State::EndLoan(Request* r) {
     break;
   }
   // Afterwards the sender cannot write into the buffer any more (it may be reused now).
-  (void)grants_.Reclaim(token, static_cast<pid_t>(peers_[r->peer_rank]->pid));
+  grants_.Reclaim(token, static_cast<pid_t>(peers_[r->peer_rank]->pid));
 }
 
 void State::CheckLoans() {
@@ -390,7 +401,7 @@ void State::CheckLoans() {
 }
 
 void State::WriteQueued(Request* r) {
-  r->in_read_queue = false;
+  r->in_transfer_queue = false;
   Peer& p = *peers_[r->peer_rank];
   const uint64_t token = r->desc.grant;
   if (p.grants == nullptr || !p.grants->Claim(token)) {
@@ -406,19 +417,13 @@ void State::WriteQueued(Request* r) {
               ? WriteRemoteRegion(p.pid, r->desc.address, r->desc.layout,
                                   static_cast<const char*>(r->user_buf), r->layout, &why)
               : (why = "the receiver's push request is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
-      if (s == WEFT_ERR_PEER_FAILURE) {
-        why = "rank " + std::to_string(r->peer_rank) + " failed (" + why + ")";
-        RecordFailure(s, r->peer_rank);
-      }
+      NoteCopyFailure(s, r->peer_rank, &why);
     }
     p.grants->Complete(token, s);
-    if (s == WEFT_OK && !p.pushed) {  // which path messages take, for WEFT_LOG_LEVEL=debug
-      p.pushed = true;
-      const std::string line = "ucx: rank " + std::to_string(rank()) +
-                               " writes messages into buffers rank " +
-                               std::to_string(r->peer_rank) + " lends it (single copy, pushed)";
-      host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
-    }
+    if (s == WEFT_OK && !p.pushed)
+      LogOnce(&p.pushed, "ucx: rank " + std::to_string(rank()) +
+                             " writes messages into buffers rank " + std::to_string(r->peer_rank) +
+                             " lends it (single copy, pushed)");
     r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
   }
   if (r->freed) delete static_cast<weft_bk_request*>(r);
@@ -457,7 +462,7 @@ void State::HandlePeerFailures() {
       used = true;
       FailRequest(r, WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
     }
-    for (Request* r : reads_) {
+    for (Request* r : transfers_) {
       if (r->peer_rank != p->rank || r->done) continue;
       used = true;
       r->Finish(WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
@@ -487,7 +492,7 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
     }
     for (Request* r : Owned())
       if (!r->done) FailRequest(r, abort_status_, r->Name() + ": " + reason);
-    for (Request* r : reads_)
+    for (Request* r : transfers_)
       if (!r->done) r->Finish(abort_status_, r->Name() + ": " + reason);
     for (Request* r : std::vector<Request*>(loans_))
       r->Finish(abort_status_, r->Name() + ": " + reason);

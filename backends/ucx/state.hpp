@@ -90,12 +90,13 @@ class State {
   void Track(Request* r);
   void Untrack(Request* r);
 
-  // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored
-  // and performs the single-copy reads whose descriptors arrived.
+  // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored,
+  // performs the single-copy transfers that became due (QueueTransfer) and ends the receives
+  // whose lent buffer was written.
   void Progress();
   // A receive whose descriptor arrived, or a send whose receiver asked for a push (called
   // inside progress): read or written after progress returns.
-  void QueueRead(Request* r);
+  void QueueTransfer(Request* r);
   // Takes back the buffer a receive lent to its sender (Request::Finish calls it).
   void EndLoan(Request* r);
   // Memory for packing a strided message, reused across messages (fresh pages would fault).
@@ -119,10 +120,17 @@ class State {
   weft_status_t Open();
   void LogEndpoint(int32_t rank) const;
   void HandlePeerFailures();
+  // A queued transfer: ReadQueued for a receive, WriteQueued for a send.
+  void TransferQueued(Request* r);
   void ReadQueued(Request* r);
+  void WriteQueued(Request* r);
   // The scratch of reads the kernel would copy slowly (cma.hpp), made on first use.
   Bounce ReadBounce();
-  void WriteQueued(Request* r);
+  // A failed cross-memory copy with the peer: a peer that is gone is named in *why and
+  // recorded as the context's failure.
+  void NoteCopyFailure(weft_status_t s, int32_t peer_rank, std::string* why);
+  // Logs `line` at debug level the first time (*logged false), which path messages take.
+  void LogOnce(bool* logged, const std::string& line) const;
   // Lends the buffer of receive `r` to its sender (a push request); false: read it instead.
   bool Lend(Request* r);
   // Ends the receives whose writer reported its outcome.
@@ -153,9 +161,10 @@ class State {
   std::vector<Request*> Owned() const;
   CmaIdentity cma_;
   std::vector<std::shared_ptr<ScratchBuffer>> staging_;
-  // Receives whose descriptor arrived; Progress() reads them. Each is kept alive (not deleted
-  // by request_free) until it was read or refused, since the sender waits for the ack.
-  std::vector<Request*> reads_;
+  // Receives whose descriptor arrived (read, lent or refused by Progress()) and sends whose
+  // receiver asked for a push (written). Each is kept alive (not deleted by request_free)
+  // until then, since the other side waits for its answer.
+  std::vector<Request*> transfers_;
   std::unique_ptr<char[]> bounce_;
   // Lending receive buffers to writers (grants.hpp), and the receives with a loan out.
   GrantTable grants_;

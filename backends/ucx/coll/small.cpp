@@ -44,7 +44,8 @@ class Run {
   ~Run() {
     // Whatever UCX still holds (a failed or withdrawn step) goes; the next call makes anew.
     for (auto* slot : {&slots_.recv, &slots_.send})
-      if (*slot && ((*slot)->ucx != nullptr || (*slot)->in_read_queue)) slot->release()->Release();
+      if (*slot && ((*slot)->ucx != nullptr || (*slot)->in_transfer_queue))
+        slot->release()->Release();
   }
 
   char* theirs() const { return slots_.theirs->data.get(); }
