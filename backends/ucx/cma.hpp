@@ -30,6 +30,7 @@
 
 #include <weft/status.h>
 
+#include "backends/ucx/board.hpp"
 #include "backends/ucx/grants.hpp"
 #include "backends/ucx/layout.hpp"
 
@@ -70,6 +71,7 @@ struct CmaIdentity {
   uint64_t threshold = 0;  // 0: this rank does not take part
   char host[96] = {};      // boot id + PID namespace: equal means process_vm_readv can reach
   GrantIdentity grants;    // where writers find this rank's grant table (slots 0: none)
+  BoardIdentity board;     // where the ranks of its host find its board (areas 0: none)
 };
 
 // This process's identity; `threshold` 0 when cma is disabled (WEFT_UCX_CMA=0), the kernel

@@ -65,6 +65,51 @@ weft_status_t Validate(State& st, const int32_t* ranks, int32_t n, int32_t my_in
   return WEFT_OK;
 }
 
+// Whether the members use boards for their small collectives (board.hpp), decided alike by
+// all: each publishes the area it took in its board, or -1 when it cannot take part (a member
+// on another host, no board, one it cannot map); the board is used when nobody said -1. Only
+// groups small enough for boards publish at all (every member knows the size).
+weft_status_t AgreeOnBoard(State& st, Comm& c, const std::string& prefix, int64_t timeout_ms) {
+  const int32_t n = c.size();
+  if (n < 2 || n > kBoardMaxMembers) return WEFT_OK;
+  const weft_bk_host_api_t* h = st.host();
+  std::vector<const BoardArea*> areas(n, nullptr);
+  int32_t area = -1;
+  {
+    std::lock_guard<std::mutex> lock(st.mu());
+    bool able = st.board().open();
+    for (int32_t i = 0; i < n && able; ++i)
+      able = i == c.index || st.peer(c.ranks[i]).board != nullptr;
+    if (able) area = st.board().TakeArea();
+  }
+  const std::string text = std::to_string(area);
+  const std::string mine = prefix + "ucx/board/" + std::to_string(c.index);
+  if (weft_status_t s =
+          h->store_set(h->host_data, mine.c_str(), text.data(), text.size(), timeout_ms))
+    return s;
+  if (area < 0) return WEFT_OK;
+  for (int32_t i = 0; i < n; ++i) {
+    if (i == c.index) continue;
+    std::vector<char> value;
+    if (weft_status_t s =
+            StoreGet(h, prefix + "ucx/board/" + std::to_string(i), timeout_ms, &value))
+      return s;
+    value.push_back('\0');
+    const long theirs = std::strtol(value.data(), nullptr, 10);
+    if (theirs < 0 || theirs >= static_cast<long>(kBoardAreas)) return WEFT_OK;
+    std::lock_guard<std::mutex> lock(st.mu());
+    areas[i] = st.peer(c.ranks[i]).board->area(static_cast<int32_t>(theirs));
+  }
+  c.board_mine = st.board().area(area);
+  areas[c.index] = c.board_mine;
+  c.board = std::move(areas);
+  const std::string line = "ucx: rank " + std::to_string(st.rank()) + ": communicator " +
+                           std::to_string(c.id) + " of " + std::to_string(n) +
+                           " members runs its small collectives on shared-memory boards";
+  h->log(h->host_data, WEFT_LOG_DEBUG, line.c_str());
+  return WEFT_OK;
+}
+
 }  // namespace
 
 weft_status_t CreateComm(State& st, const int32_t* ranks, int32_t n, int32_t my_index,
@@ -107,6 +152,7 @@ weft_status_t CreateComm(State& st, const int32_t* ranks, int32_t n, int32_t my_
     std::lock_guard<std::mutex> lock(st.mu());
     if (weft_status_t s = st.Connect(ranks[i], address)) return s;
   }
+  if (weft_status_t s = AgreeOnBoard(st, *comm, prefix, timeout_ms)) return s;
   *out = comm.release();
   return WEFT_OK;
 }

@@ -72,6 +72,12 @@ struct Comm {
   std::vector<std::shared_ptr<ScratchBuffer>> scratch;
   // What the small blocking all-reduce reuses from call to call (coll/small.cpp).
   std::shared_ptr<void> small;
+  // The shared-memory board of each member (board.hpp; this member's own area at `index`),
+  // when every member agreed to use boards; empty otherwise. `board_calls` counts the
+  // collectives run on it.
+  std::vector<const BoardArea*> board;
+  BoardArea* board_mine = nullptr;
+  uint64_t board_calls = 0;
 
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };

@@ -1,7 +1,6 @@
 #include "backends/ucx/grants.hpp"
 
 #include <sched.h>
-#include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -11,9 +10,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <thread>
+
+#include "backends/ucx/board.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -42,18 +42,6 @@ uint64_t* Map(int fd, uint32_t slots) {
   void* p =
       mmap(nullptr, size_t{slots} * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   return p == MAP_FAILED ? nullptr : static_cast<uint64_t*>(p);
-}
-
-// Whether process `pid` may still write: it exists and is no zombie (a zombie has no memory).
-bool Alive(pid_t pid) {
-  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 >= stat.size()) return !stat.empty();
-  const char state = stat[close + 2];
-  return state != 'Z' && state != 'X';
 }
 
 }  // namespace
@@ -133,7 +121,7 @@ void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
     const auto now = std::chrono::steady_clock::now();
     if (now - checked > std::chrono::milliseconds(1)) {
       checked = now;
-      if (!Alive(writer_pid)) break;
+      if (!ProcessAlive(writer_pid)) break;
     }
     if (now - start < std::chrono::milliseconds(2))
       sched_yield();

@@ -97,6 +97,8 @@ weft_status_t State::Open() {
   if (cma_.threshold != 0 && tuning_.push_slots != 0 &&
       grants_.Open(static_cast<uint32_t>(tuning_.push_slots)))
     cma_.grants = grants_.Identity();
+  // The board likewise needs the peers of this host to reach this process (pidfd_getfd).
+  if (cma_.threshold != 0 && tuning_.board != 0 && board_.Open()) cma_.board = board_.Identity();
   const char* id = reinterpret_cast<const char*>(&cma_);
   const char* p = reinterpret_cast<const char*>(addr);
   address_.assign(id, id + sizeof(cma_));
@@ -188,6 +190,10 @@ weft_status_t State::Connect(int32_t rank, const std::vector<char>& address) {
     auto g = std::make_unique<PeerGrants>();
     if (g->Open(static_cast<pid_t>(theirs.pid), theirs.grants)) p.grants = std::move(g);
   }
+  if (p.cma_bytes != 0 && theirs.board.areas != 0) {
+    auto b = std::make_unique<PeerBoard>();
+    if (b->Open(static_cast<pid_t>(theirs.pid), theirs.board)) p.board = std::move(b);
+  }
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                   UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -259,6 +265,17 @@ void State::Progress() {
     for (Request* r : now) TransferQueued(r);
   }
   if (!loans_.empty()) CheckLoans();
+}
+
+void State::Watch(const BoardWaiter* w) { watchers_.push_back(w); }
+
+void State::Unwatch(const BoardWaiter* w) {
+  for (size_t i = 0; i < watchers_.size(); ++i)
+    if (watchers_[i] == w) {
+      watchers_[i] = watchers_.back();
+      watchers_.pop_back();
+      return;
+    }
 }
 
 void State::Track(Request* r) {

@@ -43,6 +43,8 @@ struct Peer {
   int64_t pid = 0;
   // This peer's grant table, when it lends buffers to us (grants.hpp); null otherwise.
   std::unique_ptr<PeerGrants> grants;
+  // This peer's board, mapped, when it shares our host and has one (board.hpp); null otherwise.
+  std::unique_ptr<PeerBoard> board;
   bool pushed = false;           // we wrote a message into this peer's buffer (logged once)
   bool lent = false;             // we lent this peer a buffer to write into (logged once)
   bool failed = false;           // the endpoint reported an error (set inside progress)
@@ -73,6 +75,8 @@ class State {
   // What comm_create publishes for this rank: its CmaIdentity, then its worker address.
   const std::vector<char>& address() const { return address_; }
   const Peer& peer(int32_t rank) const { return *peers_[rank]; }
+  // This rank's board (closed when it has none).
+  Board& board() { return board_; }
 
   // --- everything below requires mu() ---
 
@@ -103,6 +107,9 @@ class State {
   std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
   void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes);
+  // A wait on boards in progress: Sleep() looks at it once more before it sleeps (board.hpp).
+  void Watch(const BoardWaiter* w);
+  void Unwatch(const BoardWaiter* w);
   // Called from the endpoint error callback (inside progress).
   void OnPeerError(Peer* peer, ucs_status_t status);
 
@@ -169,6 +176,9 @@ class State {
   // Lending receive buffers to writers (grants.hpp), and the receives with a loan out.
   GrantTable grants_;
   std::vector<Request*> loans_;
+  // The shared-memory board for small collectives, and the waits on boards in progress.
+  Board board_;
+  std::vector<const BoardWaiter*> watchers_;
 
   bool aborted_ = false;
   weft_status_t abort_status_ = WEFT_OK;

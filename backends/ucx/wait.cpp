@@ -45,16 +45,35 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
       std::chrono::duration_cast<std::chrono::milliseconds>(span + std::chrono::microseconds(999))
           .count());
   if (armed != UCS_OK) timeout_ms = 1;  // cannot arm: fall back to a short nap, not a spin
+  // A wait on boards: publishers wake this rank only once it says it sleeps, so look again
+  // after saying so (board.hpp).
+  const bool watching = !watchers_.empty();
+  if (watching) {
+    board_.SetSleeping(true);
+    for (const BoardWaiter* w : watchers_)
+      if (w->Arrived()) {
+        board_.SetSleeping(false);
+        return;
+      }
+  }
   // The third: writers signal it when they finished a message written into a lent buffer
-  // (grants.hpp); -1 (ignored by poll) when this rank lends nothing.
-  pollfd fds[3] = {{worker_fd_, POLLIN, 0}, {wake_fd_, POLLIN, 0}, {grants_.wake_fd(), POLLIN, 0}};
+  // (grants.hpp); -1 (ignored by poll) when this rank lends nothing. The fourth: publishers on
+  // a board this rank waits for.
+  pollfd fds[4] = {{worker_fd_, POLLIN, 0},
+                   {wake_fd_, POLLIN, 0},
+                   {grants_.wake_fd(), POLLIN, 0},
+                   {watching ? board_.wake_fd() : -1, POLLIN, 0}};
   lock.unlock();
-  (void)poll(fds, 3, std::max(timeout_ms, 0));
+  (void)poll(fds, 4, std::max(timeout_ms, 0));
   lock.lock();
   // The abort eventfd is never drained: an abort stays signalled, so no later sleep blocks.
   // The writers' one is: the caller's next poll checks every loan (State::CheckLoans), and a
-  // write that ends after that signals again.
+  // write that ends after that signals again. The board's likewise: the caller looks again.
   if (fds[2].revents & POLLIN) grants_.DrainWake();
+  if (watching) {
+    board_.SetSleeping(false);
+    if (fds[3].revents & POLLIN) board_.DrainWake();
+  }
 }
 
 weft_status_t TestRequest(Request* r, int32_t* done) {

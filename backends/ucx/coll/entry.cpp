@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "backends/ucx/coll/board.hpp"
 #include "backends/ucx/coll/small.hpp"
 #include "backends/ucx/p2p.hpp"
 
@@ -122,6 +123,13 @@ weft_status_t CollAllreduce(weft_bk_comm_t* comm, const void* send, void* recv, 
   if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
   if (weft_status_t s = k.Bytes("send", send, count, red.item, &bytes)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
+  // Members of one host meet on their boards (coll/board.hpp), blocking or not.
+  if (bytes != 0 && OnBoard(*comm, bytes)) {
+    if (req == nullptr && OnHost(args))
+      return BoardAllreduce(*comm, red, send, recv, bytes, DeadlineOf(args));
+    return Run(comm, k.name, args, req,
+               [&](Schedule& s) { BuildBoardAllreduce(s, *comm, red, send, recv, bytes); });
+  }
   // A small blocking all-reduce skips the schedule (small.hpp).
   if (req == nullptr && OnHost(args) &&
       SmallAllreduceFits(*comm, comm->state->tuning(), bytes, count))
@@ -269,6 +277,10 @@ weft_status_t CollBroadcast(weft_bk_comm_t* comm, void* buf, uint64_t count, DLD
 }
 
 weft_status_t CollBarrier(weft_bk_comm_t* comm, const weft_bk_op_t* args, weft_bk_request_t** req) {
+  if (OnBoard(*comm, 0)) {
+    if (req == nullptr && OnHost(args)) return BoardBarrier(*comm, DeadlineOf(args));
+    return Run(comm, "barrier", args, req, [&](Schedule& s) { BuildBoardBarrier(s, *comm); });
+  }
   return Run(comm, "barrier", args, req, [&](Schedule& s) { BuildBarrier(s, *comm); });
 }
 

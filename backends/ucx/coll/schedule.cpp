@@ -11,7 +11,10 @@ namespace weft::backends::ucx_plugin {
 Schedule::Schedule(Comm& c, const char* name, Clock::time_point deadline)
     : comm_(c), name_(name), deadline_(deadline), seq_(c.collectives++) {}
 
-Schedule::~Schedule() { ReleaseSteps(); }
+Schedule::~Schedule() {
+  EndAwait();
+  ReleaseSteps();
+}
 
 void Schedule::NewRound() { rounds_.emplace_back(); }
 
@@ -26,6 +29,8 @@ void Schedule::Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival) 
 void Schedule::During(Action work) { rounds_.back().during = std::move(work); }
 
 void Schedule::Then(Action after) { rounds_.back().after = std::move(after); }
+
+void Schedule::Await(std::shared_ptr<Awaited> what) { rounds_.back().awaited = std::move(what); }
 
 char* Schedule::Scratch(uint64_t bytes) {
   std::shared_ptr<ScratchBuffer> b = AcquireScratch(comm_, bytes);
@@ -78,8 +83,9 @@ void Schedule::Post() {
   }
   if (round.during) {
     std::string why;
-    if (weft_status_t s = round.during(&why)) Fail(s, why);
+    if (weft_status_t s = round.during(&why)) return Fail(s, why);
   }
+  if (round.awaited) round.awaited->Begin();
 }
 
 void Schedule::Advance() {
@@ -103,6 +109,13 @@ void Schedule::Advance() {
       }
     }
     if (!all_done) return;
+    if (round.awaited) {
+      bool ready = false;
+      std::string why;
+      if (weft_status_t s = round.awaited->Poll(&ready, &why)) return Fail(s, why);
+      if (!ready) return;
+      round.awaited->End();
+    }
     if (round.after) {
       std::string why;
       if (weft_status_t s = round.after(&why)) return Fail(s, why);
@@ -122,8 +135,13 @@ void Schedule::Fail(weft_status_t status, const std::string& message) {
 }
 
 void Schedule::CancelSteps(weft_status_t status, const std::string& message) {
+  EndAwait();
   for (Live& l : live_)
     if (!l.req->done) l.req->Cancel(status, message);
+}
+
+void Schedule::EndAwait() {
+  if (current_ < rounds_.size() && rounds_[current_].awaited) rounds_[current_].awaited->End();
 }
 
 void Schedule::ReleaseSteps() {

@@ -28,6 +28,19 @@ namespace weft::backends::ucx_plugin {
 // A step that can fail (a reduction): WEFT_OK or an error with *why set.
 using Action = std::function<weft_status_t(std::string* why)>;
 
+// Something a round waits for besides its transfers: the other members' data on the board
+// (coll/board.hpp).
+class Awaited {
+ public:
+  virtual ~Awaited() = default;
+  // When the round is posted (after its `During` work).
+  virtual void Begin() = 0;
+  // WEFT_OK with *ready set, or the failure that ends the wait (*why set).
+  virtual weft_status_t Poll(bool* ready, std::string* why) = 0;
+  // When the wait is over, however it ended; may come more than once.
+  virtual void End() = 0;
+};
+
 class Schedule {
  public:
   // `name` is a string literal naming the collective; `deadline` applies to every step.
@@ -45,6 +58,8 @@ class Schedule {
   // this rank's own block); it must not touch the buffers they read or write.
   void During(Action work);
   void Then(Action after);
+  // The round also waits for `what` (after its transfers, before `Then`).
+  void Await(std::shared_ptr<Awaited> what);
   // Memory that lives as long as the collective and every UCX request into it.
   char* Scratch(uint64_t bytes);
   bool empty() const { return rounds_.empty(); }
@@ -70,6 +85,7 @@ class Schedule {
     std::vector<Transfer> transfers;
     Action during;
     Action after;
+    std::shared_ptr<Awaited> awaited;
   };
   struct Live {
     Request* req = nullptr;
@@ -79,6 +95,8 @@ class Schedule {
   void Post();
   void Fail(weft_status_t status, const std::string& message);
   void ReleaseSteps();
+  // Ends the current round's wait on something besides its transfers, if any.
+  void EndAwait();
 
   Comm& comm_;
   const char* name_;

@@ -33,6 +33,9 @@ struct Tuning {
   // How long a waiter polls before it sleeps on the worker's event fd, in microseconds; < 0:
   // chosen from the ranks per host and the CPUs this process may run on (SpinMicroseconds).
   int64_t spin_us = -1;  // WEFT_UCX_SPIN_US
+  // Small collectives of communicators whose members share a host run on shared-memory
+  // boards (board.hpp); 0 turns that off (for that rank's communicators, all members agree).
+  uint64_t board = 1;  // WEFT_UCX_BOARD
 };
 
 // The polling budget: with a CPU per rank, 200 us, so that a reply a large copy away is caught

@@ -23,6 +23,18 @@ thread_local std::string t_error;
 std::mutex g_log_mu;
 std::vector<std::string> g_logs;
 
+template <typename T>
+weft_status_t ReduceAs(int32_t op, void* inout, const void* in, uint64_t count) {
+  auto* a = static_cast<T*>(inout);
+  const auto* b = static_cast<const T*>(in);
+  for (uint64_t i = 0; i < count; ++i)
+    a[i] = op == WEFT_REDUCE_SUM    ? a[i] + b[i]
+           : op == WEFT_REDUCE_PROD ? a[i] * b[i]
+           : op == WEFT_REDUCE_MAX  ? std::max(a[i], b[i])
+                                    : std::min(a[i], b[i]);
+  return WEFT_OK;
+}
+
 FileStoreHost& Self(void* d) { return *static_cast<FileStoreHost*>(d); }
 
 std::string PathOf(const std::string& dir, const char* key) {
@@ -122,18 +134,17 @@ FileStoreHost::FileStoreHost(std::string dir) : dir_(std::move(dir)) {
     return std::aligned_alloc(alignment, (bytes + alignment - 1) / alignment * alignment);
   };
   api_.free = [](void*, void* p) { std::free(p); };
-  // int32 sum and max only, enough for the plugin's small all-reduce tests; the real kernels
-  // are the host's (backends/reduce) and tested there.
+  // int32, int64 and float64 with sum, max, min and prod, enough for the plugin's all-reduce
+  // tests; the real kernels are the host's (backends/reduce) and tested there.
   api_.reduce = [](void*, DLDataType t, int32_t op, void* inout, const void* in,
                    uint64_t count) -> weft_status_t {
-    if (t.code != kDLInt || t.bits != 32 || t.lanes != 1 ||
-        (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX))
+    if (t.lanes != 1 || (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX && op != WEFT_REDUCE_MIN &&
+                         op != WEFT_REDUCE_PROD))
       return WEFT_ERR_UNSUPPORTED;
-    auto* a = static_cast<int32_t*>(inout);
-    const auto* b = static_cast<const int32_t*>(in);
-    for (uint64_t i = 0; i < count; ++i)
-      a[i] = op == WEFT_REDUCE_SUM ? a[i] + b[i] : std::max(a[i], b[i]);
-    return WEFT_OK;
+    if (t.code == kDLInt && t.bits == 32) return ReduceAs<int32_t>(op, inout, in, count);
+    if (t.code == kDLInt && t.bits == 64) return ReduceAs<int64_t>(op, inout, in, count);
+    if (t.code == kDLFloat && t.bits == 64) return ReduceAs<double>(op, inout, in, count);
+    return WEFT_ERR_UNSUPPORTED;
   };
 }
 

@@ -50,7 +50,7 @@ weft_bk_op_t Rank::Op(int64_t timeout_ms) const {
 }
 
 std::vector<std::string> RunRanks(int n, const std::function<std::string(Rank&)>& body,
-                                  int timeout_s) {
+                                  int timeout_s, const std::function<void(int32_t)>& before_init) {
   // Under AddressSanitizer UCX must not hook malloc/mmap (SPEC §10).
   setenv("UCX_MEM_MALLOC_HOOKS", "no", 0);
   setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 0);
@@ -61,6 +61,7 @@ std::vector<std::string> RunRanks(int n, const std::function<std::string(Rank&)>
   for (int32_t r = 0; r < n; ++r) {
     const pid_t pid = fork();
     if (pid == 0) {
+      if (before_init) before_init(r);
       const std::string msg = RunChild(dir, r, n, body);
       if (!msg.empty()) {
         std::ofstream(dir + "/result-" + std::to_string(r)) << msg;

@@ -22,7 +22,10 @@ struct Rank {
 
 // Each body returns an empty string on success, else what went wrong. Returns one result per
 // rank: "" when it succeeded, else its message, "killed by signal N" or "timed out".
+// `before_init(rank)`, when given, runs in each child before the plugin starts (to set a rank's
+// environment).
 std::vector<std::string> RunRanks(int n, const std::function<std::string(Rank&)>& body,
-                                  int timeout_s = 30);
+                                  int timeout_s = 30,
+                                  const std::function<void(int32_t)>& before_init = {});
 
 }  // namespace weft::test::ucx

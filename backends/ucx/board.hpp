@@ -1,0 +1,134 @@
+// A shared-memory board for the small collectives of ranks on one host.
+//
+// Why: an 8-byte all-reduce over UCX is log2(n) rounds of tagged messages, each a trip through
+// UCX's shared-memory FIFO and its matching (about 0.3 us per round on the CI machine class),
+// plus the bookkeeping of requests. On one host the same result needs only each member's
+// value where every other member can read it: a member writes its vector into its own board
+// and then reads every other member's, a cache-line transfer each.
+//
+// Layout: every rank owns one board (a memfd that the other ranks of its host map read-only
+// through pidfd_getfd, the right process_vm_readv needs too). Only its owner writes it:
+//   header (one cache line): `sleeping`, the owner's threads waiting in poll() for a board;
+//   areas: one per communicator that uses the board, each two slots (by the parity of the
+//   communicator's board sequence) of a sequence word followed by up to kBoardBytes of data.
+// A member publishes call number s by writing its data into slot s % 2 and then s into that
+// slot's sequence word (release); readers wait until the word equals s (acquire). Slot s % 2
+// is written again only at call s + 2, which a member starts after finishing s + 1, which
+// needed every member's s + 1, which each published after finishing call s, its reads of
+// slot s % 2 included: two slots are enough, without any acknowledgement.
+//
+// A waiter about to sleep sets its `sleeping` word and looks again (sequentially consistent,
+// like the publisher's sequence store and its reading of the readers' `sleeping`), so a
+// publisher that missed the flag was seen by the waiter's second look, and one that sees it
+// writes the waiter's eventfd (a duplicate it holds).
+//
+// Areas are never reused (a member slow to read the last call of a communicator that another
+// member already destroyed must not see the area written for a new one); a context that
+// creates more than kBoardAreas communicators runs the later ones' collectives over UCX.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft::backends::ucx_plugin {
+
+// Largest payload of one board collective (an all-reduce vector), in bytes.
+inline constexpr uint64_t kBoardBytes = 256;
+// Communicators of one context that can use the board, over its lifetime.
+inline constexpr uint32_t kBoardAreas = 1024;
+// Largest communicator that uses the board: every member reads every other one's slot, which
+// beyond this costs more than the log2(n) rounds of messages.
+inline constexpr int32_t kBoardMaxMembers = 32;
+
+// One slot: the sequence word shares its cache line with the first 56 bytes of data, so a
+// small vector arrives with its sequence number in one transfer.
+struct alignas(64) BoardSlot {
+  uint64_t seq;
+  char data[kBoardBytes];
+};
+struct BoardArea {
+  BoardSlot slot[2];
+};
+
+// What a rank publishes (inside its CmaIdentity) so that the ranks of its host can map its
+// board; `areas` 0: it has none.
+struct BoardIdentity {
+  int32_t fd = -1;       // the memfd, in the owner's fd table
+  int32_t wake_fd = -1;  // the eventfd it sleeps on
+  uint32_t areas = 0;
+  uint32_t reserved = 0;
+};
+
+// This rank's own board.
+class Board {
+ public:
+  Board() = default;
+  ~Board();
+  Board(const Board&) = delete;
+  Board& operator=(const Board&) = delete;
+
+  // Creates it; false (no board: collectives go over UCX) when the system refuses.
+  bool Open();
+  bool open() const { return base_ != nullptr; }
+  BoardIdentity Identity() const;
+  int wake_fd() const { return wake_fd_; }
+  void DrainWake() const;
+
+  // The next unused area, or -1 when all were handed out.
+  int32_t TakeArea();
+  BoardArea* area(int32_t i) const;
+  // Publishes `bytes` of `data` as call `seq` in `a` (the data first, then the number).
+  static void Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes);
+  // Counts a thread of this rank about to sleep (true) or awake again (false).
+  void SetSleeping(bool sleeping) const;
+
+ private:
+  char* base_ = nullptr;
+  int fd_ = -1;
+  int wake_fd_ = -1;
+  uint32_t next_area_ = 0;
+};
+
+// Another rank's board, mapped read-only.
+class PeerBoard {
+ public:
+  PeerBoard() = default;
+  ~PeerBoard();
+  PeerBoard(const PeerBoard&) = delete;
+  PeerBoard& operator=(const PeerBoard&) = delete;
+
+  // Maps the board of process `pid`; false when that is not possible.
+  bool Open(pid_t pid, const BoardIdentity& id);
+  const BoardArea* area(int32_t i) const;
+  // Wakes the owner if it sleeps waiting for a board (after a Publish).
+  void WakeIfSleeping() const;
+
+ private:
+  const char* base_ = nullptr;
+  int wake_fd_ = -1;
+};
+
+// Whether call `seq`'s data has arrived in `a`; the data may be read after a true.
+inline bool Arrived(const BoardArea* a, uint64_t seq) {
+  // atomic_ref needs a non-const object; a load does not write (the mapping may be read-only).
+  auto* word = const_cast<uint64_t*>(&a->slot[seq & 1].seq);
+  return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire) == seq;
+}
+inline const char* DataOf(const BoardArea* a, uint64_t seq) { return a->slot[seq & 1].data; }
+
+// A wait on boards that a sleeping waiter must look at once more after marking itself as
+// sleeping (State::Sleep).
+class BoardWaiter {
+ public:
+  virtual bool Arrived() const = 0;
+
+ protected:
+  ~BoardWaiter() = default;
+};
+
+// Whether process `pid` is still running (exists and is no zombie).
+bool ProcessAlive(pid_t pid);
+
+}  // namespace weft::backends::ucx_plugin

@@ -1,0 +1,223 @@
+// Small all-reduces and barriers on shared-memory boards (backends/ucx/board.hpp): exact
+// values against formulas, the same bits on every member, blocking and request members mixed,
+// the agreement when one member has no board, deadlines, abort, a member that arrives late,
+// and the wake-up of members sleeping on the board.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "file_store.hpp"
+#include "forked_ranks.hpp"
+
+namespace weft::test::ucx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const DLDataType kI32{kDLInt, 32, 1};
+const DLDataType kI64{kDLInt, 64, 1};
+const DLDataType kF64{kDLFloat, 64, 1};
+constexpr const char* kBoardLog = "runs its small collectives on shared-memory boards";
+
+std::string Err(const std::string& what, weft_status_t s) {
+  return what + " returned " + std::to_string(s) + ": " + FileStoreHost::LastError();
+}
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void ExpectAllOk(const std::vector<std::string>& results) {
+  for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
+}
+
+// An all-reduce, blocking or through a request.
+weft_status_t Allreduce(Rank& r, const void* in, void* out, uint64_t count, DLDataType t,
+                        int32_t op, bool with_request, int64_t timeout_ms = 20000) {
+  const weft_bk_op_t args = r.Op(timeout_ms);
+  weft_bk_request_t* q = nullptr;
+  weft_status_t s =
+      r.plugin->allreduce(r.comm, in, out, count, t, op, &args, with_request ? &q : nullptr);
+  if (s == WEFT_OK && with_request) {
+    s = r.plugin->request_wait(q, -1);
+    r.plugin->request_free(q);
+  }
+  return s;
+}
+
+weft_status_t Barrier(Rank& r, bool with_request, int64_t timeout_ms = 20000) {
+  const weft_bk_op_t args = r.Op(timeout_ms);
+  weft_bk_request_t* q = nullptr;
+  weft_status_t s = r.plugin->barrier(r.comm, &args, with_request ? &q : nullptr);
+  if (s == WEFT_OK && with_request) {
+    s = r.plugin->request_wait(q, -1);
+    r.plugin->request_free(q);
+  }
+  return s;
+}
+
+int32_t Term(int32_t rank, uint64_t i, int round) {
+  return static_cast<int32_t>((rank * 37 + i * 11 + round * 5) % 101) - 50;
+}
+
+// Every size up to the board's largest (64 int32 = 256 bytes) and one past it, with sum, max,
+// min and prod, in place and not, blocking and request members mixed; barriers in between.
+// Then float64 sums whose result depends on the order of the additions: every member must
+// hold the same bits (checked by a max and a min all-reduce of the bits).
+std::string ExactOnEveryMember(Rank& r, bool expect_board) {
+  for (int round = 0; round < 3; ++round) {
+    for (uint64_t count : {1, 2, 7, 63, 64, 65}) {
+      for (int32_t op : {WEFT_REDUCE_SUM, WEFT_REDUCE_MAX, WEFT_REDUCE_MIN, WEFT_REDUCE_PROD}) {
+        const bool with_request = (r.rank + round + static_cast<int>(count)) % 2 == 1;
+        const bool in_place = (round + op) % 2 == 0;
+        std::vector<int32_t> in(count), out(count, 12345);
+        for (uint64_t i = 0; i < count; ++i)
+          in[i] =
+              op == WEFT_REDUCE_PROD ? 1 + (Term(r.rank, i, round) & 1) : Term(r.rank, i, round);
+        if (in_place) out = in;
+        const weft_status_t s = Allreduce(r, in_place ? out.data() : in.data(), out.data(), count,
+                                          kI32, op, with_request);
+        if (s) return Err("allreduce of " + std::to_string(count), s);
+        for (uint64_t i = 0; i < count; ++i) {
+          int32_t want = op == WEFT_REDUCE_SUM ? 0 : op == WEFT_REDUCE_PROD ? 1 : 0;
+          for (int32_t k = 0; k < r.size; ++k) {
+            const int32_t v =
+                op == WEFT_REDUCE_PROD ? 1 + (Term(k, i, round) & 1) : Term(k, i, round);
+            want = op == WEFT_REDUCE_SUM    ? want + v
+                   : op == WEFT_REDUCE_PROD ? want * v
+                   : k == 0                 ? v
+                   : op == WEFT_REDUCE_MAX  ? std::max(want, v)
+                                            : std::min(want, v);
+          }
+          if (out[i] != want)
+            return "round " + std::to_string(round) + " count " + std::to_string(count) + " op " +
+                   std::to_string(op) + " element " + std::to_string(i) + ": " +
+                   std::to_string(out[i]) + " != " + std::to_string(want);
+        }
+      }
+      if (weft_status_t s = Barrier(r, (r.rank + round) % 2 == 0)) return Err("barrier", s);
+    }
+  }
+  // Rounding: 1 + 2^-53 * k summed in different orders gives different doubles.
+  std::vector<double> in(32), out(32);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = (r.rank % 2 ? 1.0 : std::ldexp(1.0, -53)) * (1.0 + static_cast<double>(i) / 7);
+  if (weft_status_t s = Allreduce(r, in.data(), out.data(), 32, kF64, WEFT_REDUCE_SUM, r.rank == 0))
+    return Err("float64 allreduce", s);
+  std::vector<int64_t> bits(32), hi(32), lo(32);
+  std::memcpy(bits.data(), out.data(), sizeof(double) * 32);
+  if (weft_status_t s = Allreduce(r, bits.data(), hi.data(), 32, kI64, WEFT_REDUCE_MAX, false))
+    return Err("max of the bits", s);
+  if (weft_status_t s = Allreduce(r, bits.data(), lo.data(), 32, kI64, WEFT_REDUCE_MIN, true))
+    return Err("min of the bits", s);
+  if (hi != lo) return "members hold different bits for one float64 sum";
+  if (FileStoreHost::Logged(kBoardLog) != expect_board)
+    return expect_board ? "the board was not used" : "the board was used";
+  return "";
+}
+
+TEST(UcxBoard, SmallCollectivesAreExactAndAlikeOnEveryMember) {
+  for (int n : {2, 3, 4, 8})
+    ExpectAllOk(RunRanks(
+        n, [](Rank& r) { return ExactOnEveryMember(r, true); }, 60));
+}
+
+// One member without a board (WEFT_UCX_BOARD=0 there): the others must not use theirs either,
+// and the collectives go over UCX with the same results.
+TEST(UcxBoard, AMemberWithoutABoardTurnsItOffForAll) {
+  ExpectAllOk(RunRanks(
+      3, [](Rank& r) { return ExactOnEveryMember(r, false); }, 60,
+      [](int32_t rank) {
+        if (rank == 1) setenv("WEFT_UCX_BOARD", "0", 1);
+      }));
+}
+
+// A member whose deadline passes while another is late gets TIMEOUT; having published, it
+// does not hold the late one up, which then completes with every member's values, and the
+// next collectives run as usual.
+TEST(UcxBoard, DeadlinesAndALateMember) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    int32_t in = r.rank + 5, out = 0;
+    weft_status_t s;
+    if ((s = Barrier(r, false))) return Err("barrier", s);
+    if (r.rank == 1) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    const auto t0 = Clock::now();
+    s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false, r.rank == 0 ? 200 : 20000);
+    const double took = Since(t0);
+    if (r.rank == 0) {
+      if (s != WEFT_ERR_TIMEOUT) return Err("allreduce with rank 1 late", s);
+      if (took < 0.19 || took > 1.0) return "timed out after " + std::to_string(took) + " s";
+    } else {
+      if (s) return Err("late allreduce", s);
+      if (out != 11) return "late allreduce gave " + std::to_string(out);
+    }
+    for (int i = 0; i < 3; ++i) {
+      in = r.rank * 10 + i;
+      if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_MAX, i == r.rank)))
+        return Err("allreduce after the timeout", s);
+      if (out != 10 + i) return "allreduce after the timeout gave " + std::to_string(out);
+    }
+    if (!FileStoreHost::Logged(kBoardLog)) return "the board was not used";
+    return "";
+  }));
+}
+
+// abort() wakes a member sleeping on the board, blocking or waiting on a request.
+TEST(UcxBoard, AbortWakesAMemberWaitingOnTheBoard) {
+  for (bool with_request : {false, true}) {
+    ExpectAllOk(RunRanks(2, [with_request](Rank& r) -> std::string {
+      weft_status_t s;
+      if ((s = Barrier(r, false))) return Err("barrier", s);
+      if (r.rank == 1) {  // never comes to the second barrier, but stays alive meanwhile
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        return "";
+      }
+      std::thread aborter([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        r.plugin->abort(r.state, WEFT_ERR_ABORTED, -1, "test abort");
+      });
+      const auto t0 = Clock::now();
+      s = Barrier(r, with_request, -1);
+      const double took = Since(t0);
+      aborter.join();
+      if (s != WEFT_ERR_ABORTED) return Err("barrier", s);
+      if (took > 1.5) return "abort woke the waiter after " + std::to_string(took) + " s";
+      if (FileStoreHost::LastError().find("test abort") == std::string::npos)
+        return "no reason: " + FileStoreHost::LastError();
+      return "";
+    }));
+  }
+}
+
+// Members that went to sleep on the board are woken by the last one's publication, not by the
+// end of their longest sleep (100 ms): the best of three rounds with one member 150 ms late
+// must take well under 200 ms.
+TEST(UcxBoard, ASleepingMemberIsWokenByThePublisher) {
+  ExpectAllOk(RunRanks(3, [](Rank& r) -> std::string {
+    double best = 1e9;
+    for (int round = 0; round < 3; ++round) {
+      weft_status_t s;
+      if ((s = Barrier(r, false))) return Err("barrier", s);
+      if (r.rank == 2) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+      int32_t in = 1, out = 0;
+      const auto t0 = Clock::now();
+      if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, r.rank == 1)))
+        return Err("allreduce", s);
+      best = std::min(best, Since(t0));
+      if (out != 3) return "allreduce gave " + std::to_string(out);
+    }
+    if (r.rank != 2 && best > 0.185)
+      return "the sleeping member returned " + std::to_string(best) + " s after it called";
+    return "";
+  }));
+}
+
+}  // namespace
+}  // namespace weft::test::ucx
