@@ -79,9 +79,9 @@ BoardArea* Board::area(int32_t i) const {
 void Board::Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes) {
   BoardSlot& s = a->slot[seq & 1];
   if (bytes != 0) CopyBytes(s.data, data, bytes);
-  // Sequentially consistent: ordered before the publisher's look at the readers' `sleeping`
-  // words (board.hpp), as well as after the data (release).
-  std::atomic_ref<uint64_t>(s.seq).store(seq, std::memory_order_seq_cst);
+  // Release only: the fence that orders it before the look at the readers' `sleeping` words
+  // comes later (board.hpp).
+  std::atomic_ref<uint64_t>(s.seq).store(seq, std::memory_order_release);
 }
 
 void Board::SetSleeping(bool sleeping) const {
@@ -121,7 +121,7 @@ const BoardArea* PeerBoard::area(int32_t i) const {
 }
 
 void PeerBoard::WakeIfSleeping() const {
-  if (SleepingWord(base_).load(std::memory_order_seq_cst) == 0) return;
+  if (SleepingWord(base_).load(std::memory_order_relaxed) == 0) return;
   const uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));
 }

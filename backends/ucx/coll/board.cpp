@@ -1,5 +1,6 @@
 #include "backends/ucx/coll/board.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <string>
 
@@ -13,8 +14,16 @@ namespace {
 // noticed this late at most, sooner when UCX's keepalive fails its endpoint.
 constexpr auto kLivenessCheck = std::chrono::milliseconds(20);
 
-// Waiting polls the board in a burst this long before it lets UCX progress in between.
+// A reply is usually a cache-line transfer away: waiting polls the board alone this many
+// times before it lets UCX progress in between and looks for failures.
 constexpr uint32_t kBoardOnlyPolls = 64;
+
+// The failure of a member that went on past a call this member still waits for or reads.
+weft_status_t MovedOn(int32_t rank, std::string* why) {
+  *why = "rank " + std::to_string(rank) +
+         " went on past this collective (its own call ended early, by its deadline)";
+  return WEFT_ERR_ABORTED;
+}
 
 }  // namespace
 
@@ -25,9 +34,16 @@ BoardCall::~BoardCall() { End(); }
 void BoardCall::Publish(const void* data, uint64_t bytes) {
   bytes_ = bytes;
   Board::Publish(c_.board_mine, seq_, data, bytes);
+  woken_ = false;
+  next_check_ = Clock::now() + kLivenessCheck;
+}
+
+void BoardCall::WakeSleepers() {
+  if (woken_) return;
+  woken_ = true;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int32_t i = 0; i < c_.size(); ++i)
     if (i != c_.index) st_.peer(c_.ranks[i]).board->WakeIfSleeping();
-  next_check_ = Clock::now() + kLivenessCheck;
 }
 
 bool BoardCall::Arrived() const {
@@ -41,8 +57,11 @@ weft_status_t BoardCall::Check(std::string* why) {
   const bool look = Clock::now() >= next_check_;
   if (look) next_check_ = Clock::now() + kLivenessCheck;
   for (int32_t i = next_; i < c_.size(); ++i) {
-    if (i == c_.index || ucx_plugin::Arrived(c_.board[i], seq_)) continue;
+    if (i == c_.index) continue;
+    const uint64_t there = SlotSeq(c_.board[i], seq_);
+    if (there == seq_) continue;
     const int32_t rank = c_.ranks[i];
+    if (there > seq_) return MovedOn(rank, why);
     ucp_ep_h ep = nullptr;
     if (weft_status_t s = st_.EndpointOrWhy(rank, &ep, why)) return s;
     if (look && !ProcessAlive(static_cast<pid_t>(st_.peer(rank).pid))) {
@@ -59,21 +78,27 @@ weft_status_t BoardCall::Reduce(const Reduction& red, void* out, std::string* wh
   CopyBytes(out, DataOf(c_.board[0], seq_), bytes_);
   for (int32_t i = 1; i < c_.size(); ++i)
     if (weft_status_t s = red.Into(out, DataOf(c_.board[i], seq_), bytes_, why)) return s;
+  // Seqlock-style: every part read is still the one of this call.
+  for (int32_t i = 0; i < c_.size(); ++i)
+    if (i != c_.index && SlotSeq(c_.board[i], seq_) != seq_) return MovedOn(c_.ranks[i], why);
   return WEFT_OK;
 }
 
 weft_status_t BoardCall::Wait(std::unique_lock<std::mutex>& lock, Clock::time_point deadline,
                               std::string* why) {
-  if (Arrived()) return WEFT_OK;
+  // The board alone first, without reading the clock (it costs as much as a poll on a VM).
+  for (uint32_t i = 0; i < kBoardOnlyPolls; ++i)
+    if (Arrived()) {
+      WakeSleepers();
+      return WEFT_OK;
+    }
+  WakeSleepers();  // before this member may sleep itself
   weft_status_t result = WEFT_OK;
-  uint32_t polls = 0;
   st_.Watch(this);
   watched_ = true;
   PollUntil(st_, lock, Clock::time_point::max(), deadline, [&](Clock::time_point now) {
     if (Arrived()) return true;
-    // A reply is usually a cache-line transfer away: look only at the board at first, then
-    // let UCX progress too (messages in flight may need this process) and look for failures.
-    if (++polls < kBoardOnlyPolls) return false;
+    // Messages in flight may need this process: UCX progresses while we wait.
     st_.Progress();
     if (Arrived()) return true;
     if ((result = Check(why))) return true;
@@ -93,6 +118,7 @@ void BoardCall::Stage(const void* data, uint64_t bytes) {
 
 void BoardCall::Begin() {
   Publish(staged_, bytes_);
+  WakeSleepers();
   st_.Watch(this);
   watched_ = true;
 }

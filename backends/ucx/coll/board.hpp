@@ -33,11 +33,15 @@ class BoardCall final : public Awaited, public BoardWaiter {
 
   // Publishes `bytes` at `data` as this member's part.
   void Publish(const void* data, uint64_t bytes);
+  // Once per call, after Publish: a full fence, then wakes the members sleeping on a board.
+  void WakeSleepers();
   // Every member's part is there.
   bool Arrived() const override;
   // WEFT_OK while every member still missing can publish, else the failure (*why set).
   weft_status_t Check(std::string* why);
-  // out = the members' parts reduced in member order (`bytes` each).
+  // out = the members' parts reduced in member order (`bytes` each). Fails (ABORTED) when a
+  // member's part was overwritten meanwhile: its owner gave up on this call (its deadline)
+  // and went on past the next one, so the result would mix calls.
   weft_status_t Reduce(const Reduction& red, void* out, std::string* why) const;
   // Waits for every member, or until `deadline` (TIMEOUT). Requires `lock` on State::mu().
   weft_status_t Wait(std::unique_lock<std::mutex>& lock, Clock::time_point deadline,
@@ -56,6 +60,7 @@ class BoardCall final : public Awaited, public BoardWaiter {
   uint64_t bytes_ = 0;
   const void* staged_ = nullptr;
   mutable int32_t next_ = 0;  // members before this one have published
+  bool woken_ = true;         // WakeSleepers ran since the last Publish
   bool watched_ = false;
   Clock::time_point next_check_;
 };

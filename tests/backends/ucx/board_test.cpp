@@ -169,6 +169,30 @@ TEST(UcxBoard, DeadlinesAndALateMember) {
   }));
 }
 
+// A member whose calls keep timing out goes on to overwrite the slot of a call a late member
+// has not read yet: the late member must fail (ABORTED, naming it), never mix two calls.
+TEST(UcxBoard, AMemberThatWentOnIsNeverMixedIn) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    int32_t in = r.rank + 5, out = 0;
+    weft_status_t s;
+    if ((s = Barrier(r, false))) return Err("barrier", s);
+    if (r.rank == 0) {
+      for (int i = 0; i < 3; ++i)
+        if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, i == 1, 100)) !=
+            WEFT_ERR_TIMEOUT)
+          return Err("allreduce " + std::to_string(i) + " with rank 1 late", s);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // rank 1 looks meanwhile
+      return "";
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false, 5000);
+    if (s != WEFT_ERR_ABORTED) return Err("late allreduce", s);
+    if (FileStoreHost::LastError().find("rank 0 went on") == std::string::npos)
+      return "does not name rank 0: " + FileStoreHost::LastError();
+    return "";
+  }));
+}
+
 // abort() wakes a member sleeping on the board, blocking or waiting on a request.
 TEST(UcxBoard, AbortWakesAMemberWaitingOnTheBoard) {
   for (bool with_request : {false, true}) {
