@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/ucx/wait.hpp"
+#include "common/clock.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -35,7 +36,6 @@ void BoardCall::Publish(const void* data, uint64_t bytes) {
   bytes_ = bytes;
   Board::Publish(c_.board_mine, seq_, data, bytes);
   woken_ = false;
-  next_check_ = Clock::now() + kLivenessCheck;
 }
 
 void BoardCall::WakeSleepers() {
@@ -54,8 +54,13 @@ bool BoardCall::Arrived() const {
 
 weft_status_t BoardCall::Check(std::string* why) {
   if (weft_status_t s = st_.Aborted(why)) return s;
-  const bool look = Clock::now() >= next_check_;
-  if (look) next_check_ = Clock::now() + kLivenessCheck;
+  // The coarse clock (common/clock.hpp) is cheap and only ever late, which here only delays
+  // a look; the first call sets the first time to look (none on the fast path, which never
+  // gets here).
+  const auto now = CoarseNow();
+  if (next_check_ == Clock::time_point()) next_check_ = now + kLivenessCheck;
+  const bool look = now >= next_check_;
+  if (look) next_check_ = now + kLivenessCheck;
   for (int32_t i = next_; i < c_.size(); ++i) {
     if (i == c_.index) continue;
     const uint64_t there = SlotSeq(c_.board[i], seq_);
