@@ -72,12 +72,18 @@ int32_t Board::TakeArea() {
   return static_cast<int32_t>(next_area_++);
 }
 
+void Board::ReturnArea(int32_t i) {
+  if (i >= 0 && static_cast<uint32_t>(i) + 1 == next_area_) --next_area_;
+}
+
 BoardArea* Board::area(int32_t i) const {
   return reinterpret_cast<BoardArea*>(base_ + kHeaderBytes) + i;
 }
 
 void Board::Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes) {
   BoardSlot& s = a->slot[seq & 1];
+  std::atomic_ref<uint64_t>(s.seq).store(kSlotBeingWritten, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);  // the mark before the data
   if (bytes != 0) CopyBytes(s.data, data, bytes);
   // Release only: the fence that orders it before the look at the readers' `sleeping` words
   // comes later (board.hpp).

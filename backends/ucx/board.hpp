@@ -11,11 +11,13 @@
 //   header (one cache line): `sleeping`, the owner's threads waiting in poll() for a board;
 //   areas: one per communicator that uses the board, each two slots (by the parity of the
 //   communicator's board sequence) of a sequence word followed by up to kBoardBytes of data.
-// A member publishes call number s by writing its data into slot s % 2 and then s into that
-// slot's sequence word (release); readers wait until the word equals s (acquire). Slot s % 2
-// is written again only at call s + 2, which a member starts after finishing s + 1, which
-// needed every member's s + 1, which each published after finishing call s, its reads of
-// slot s % 2 included: two slots are enough, without any acknowledgement.
+// A member publishes call number s by marking slot s % 2 as being written, writing its data
+// and then s into the slot's sequence word (release); readers wait until the word equals s
+// (acquire), read, and check the word again. A member publishes call s only after it has read
+// every part of call s - 1 (coll/board.hpp keeps its calls in that order, whether they were
+// blocking, requests, timed out or cancelled). So slot s % 2 is written again (call s + 2)
+// only after its owner read every part of call s + 1, each published by a member that had read
+// every part of call s, slot s % 2 included: two slots are enough, without acknowledgements.
 //
 // A waiter about to sleep counts itself in its `sleeping` word (a locked add: a full barrier)
 // and looks again; a publisher, after its sequence store and a full fence, reads the readers'
@@ -25,9 +27,10 @@
 // early fence would wait for the cache line to be taken from the readers polling it (measured:
 // a sixth of an 8-byte all-reduce), while later the store buffer has drained on its own.
 //
-// Areas are never reused (a member slow to read the last call of a communicator that another
-// member already destroyed must not see the area written for a new one); a context that
-// creates more than kBoardAreas communicators runs the later ones' collectives over UCX.
+// Areas used by a communicator are never reused (a member slow to read the last call of a
+// communicator that another member already destroyed must not see the area written for a new
+// one); a context that creates more than kBoardAreas communicators on boards runs the later
+// ones' collectives over UCX.
 #pragma once
 
 #include <sys/types.h>
@@ -81,8 +84,11 @@ class Board {
 
   // The next unused area, or -1 when all were handed out.
   int32_t TakeArea();
+  // Gives back the area TakeArea returned last, when nobody will ever use it.
+  void ReturnArea(int32_t i);
   BoardArea* area(int32_t i) const;
-  // Publishes `bytes` of `data` as call `seq` in `a` (the data first, then the number).
+  // Publishes `bytes` of `data` as call `seq` in `a`: the slot marked as being written, the
+  // data, then the number (a reader re-checks the number after reading, like a seqlock).
   static void Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes);
   // Counts a thread of this rank about to sleep (true) or awake again (false).
   void SetSleeping(bool sleeping) const;
@@ -113,6 +119,9 @@ class PeerBoard {
   int wake_fd_ = -1;
 };
 
+// The sequence word of a slot while its owner writes new data into it.
+inline constexpr uint64_t kSlotBeingWritten = ~uint64_t{0};
+
 // Whether call `seq`'s data has arrived in `a`; the data may be read after a true.
 inline bool Arrived(const BoardArea* a, uint64_t seq) {
   // atomic_ref needs a non-const object; a load does not write (the mapping may be read-only).
@@ -127,10 +136,14 @@ inline uint64_t SlotSeq(const BoardArea* a, uint64_t seq) {
   return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
 }
 
-// A wait on boards that a sleeping waiter must look at once more after marking itself as
-// sleeping (State::Sleep).
+// Calls waiting on boards (a communicator's queue, coll/board.hpp), registered with the State
+// while there are any: every progress moves them on, and a waiter about to sleep looks at
+// them once more after marking itself as sleeping (State::Sleep).
 class BoardWaiter {
  public:
+  // Publishes and consumes what it can.
+  virtual void Advance() = 0;
+  // Something can be consumed now.
   virtual bool Arrived() const = 0;
 
  protected:

@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "backends/ucx/coll/board.hpp"
+
 namespace weft::backends::ucx_plugin {
 namespace {
 
@@ -96,13 +98,18 @@ weft_status_t AgreeOnBoard(State& st, Comm& c, const std::string& prefix, int64_
       return s;
     value.push_back('\0');
     const long theirs = std::strtol(value.data(), nullptr, 10);
-    if (theirs < 0 || theirs >= static_cast<long>(kBoardAreas)) return WEFT_OK;
     std::lock_guard<std::mutex> lock(st.mu());
+    if (theirs < 0 || theirs >= static_cast<long>(kBoardAreas)) {
+      // Nobody uses this area (nobody uses boards here), so the next communicator may.
+      st.board().ReturnArea(area);
+      return WEFT_OK;
+    }
     areas[i] = st.peer(c.ranks[i]).board->area(static_cast<int32_t>(theirs));
   }
-  c.board_mine = st.board().area(area);
-  areas[c.index] = c.board_mine;
-  c.board = std::move(areas);
+  std::lock_guard<std::mutex> lock(st.mu());
+  BoardArea* own = st.board().area(area);
+  areas[c.index] = own;
+  c.board = std::make_shared<BoardQueue>(st, c, std::move(areas), own);
   const std::string line = "ucx: rank " + std::to_string(st.rank()) + ": communicator " +
                            std::to_string(c.id) + " of " + std::to_string(n) +
                            " members runs its small collectives on shared-memory boards";

@@ -59,6 +59,7 @@ inline uint64_t AckTag(uint16_t comm_id, int32_t receiver_index, uint32_t tag) {
 }
 
 struct ScratchBuffer;
+class BoardQueue;
 
 struct Comm {
   State* state = nullptr;
@@ -72,12 +73,10 @@ struct Comm {
   std::vector<std::shared_ptr<ScratchBuffer>> scratch;
   // What the small blocking all-reduce reuses from call to call (coll/small.cpp).
   std::shared_ptr<void> small;
-  // The shared-memory board of each member (board.hpp; this member's own area at `index`),
-  // when every member agreed to use boards; empty otherwise. `board_calls` counts the
-  // collectives run on it.
-  std::vector<const BoardArea*> board;
-  BoardArea* board_mine = nullptr;
-  uint64_t board_calls = 0;
+  // The queue of calls on the members' shared-memory boards (coll/board.hpp), when every
+  // member agreed to use boards; null otherwise. Shared with the requests of board calls,
+  // which may outlive the communicator.
+  std::shared_ptr<BoardQueue> board;
 
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };

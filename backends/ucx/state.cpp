@@ -265,11 +265,15 @@ void State::Progress() {
     for (Request* r : now) TransferQueued(r);
   }
   if (!loans_.empty()) CheckLoans();
+  // Backwards: a queue that empties leaves the list (its place taken by the last one, which
+  // was already visited).
+  for (size_t i = watchers_.size(); i-- > 0;)
+    if (i < watchers_.size()) watchers_[i]->Advance();
 }
 
-void State::Watch(const BoardWaiter* w) { watchers_.push_back(w); }
+void State::Watch(BoardWaiter* w) { watchers_.push_back(w); }
 
-void State::Unwatch(const BoardWaiter* w) {
+void State::Unwatch(BoardWaiter* w) {
   for (size_t i = 0; i < watchers_.size(); ++i)
     if (watchers_[i] == w) {
       watchers_[i] = watchers_.back();

@@ -107,9 +107,10 @@ class State {
   std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
   void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes);
-  // A wait on boards in progress: Sleep() looks at it once more before it sleeps (board.hpp).
-  void Watch(const BoardWaiter* w);
-  void Unwatch(const BoardWaiter* w);
+  // Calls waiting on boards: Progress() moves them on, Sleep() looks at them once more before
+  // it sleeps (board.hpp).
+  void Watch(BoardWaiter* w);
+  void Unwatch(BoardWaiter* w);
   // Called from the endpoint error callback (inside progress).
   void OnPeerError(Peer* peer, ucs_status_t status);
 
@@ -178,7 +179,7 @@ class State {
   std::vector<Request*> loans_;
   // The shared-memory board for small collectives, and the waits on boards in progress.
   Board board_;
-  std::vector<const BoardWaiter*> watchers_;
+  std::vector<BoardWaiter*> watchers_;
 
   bool aborted_ = false;
   weft_status_t abort_status_ = WEFT_OK;

@@ -50,21 +50,15 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
   const bool watching = !watchers_.empty();
   if (watching) {
     board_.SetSleeping(true);
-    // A wait whose data arrived needs no sleep; it leaves the list, so that a request nobody
-    // waits on yet does not keep every later sleep short of sleeping.
-    bool arrived = false;
-    for (size_t i = 0; i < watchers_.size();)
-      if (watchers_[i]->Arrived()) {
-        arrived = true;
-        watchers_[i] = watchers_.back();
-        watchers_.pop_back();
-      } else {
-        ++i;
+    // The add is a locked instruction on x86, but the look must not move before it anywhere.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Something arrived since the caller's last progress (which consumes what it can): no
+    // sleep, the caller's next poll takes it.
+    for (const BoardWaiter* w : watchers_)
+      if (w->Arrived()) {
+        board_.SetSleeping(false);
+        return;
       }
-    if (arrived) {
-      board_.SetSleeping(false);
-      return;
-    }
   }
   // The third: writers signal it when they finished a message written into a lent buffer
   // (grants.hpp); -1 (ignored by poll) when this rank lends nothing. The fourth: publishers on

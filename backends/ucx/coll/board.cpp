@@ -19,168 +19,308 @@ constexpr auto kLivenessCheck = std::chrono::milliseconds(20);
 // times before it lets UCX progress in between and looks for failures.
 constexpr uint32_t kBoardOnlyPolls = 64;
 
-// The failure of a member that went on past a call this member still waits for or reads.
+// The failure of a member whose slot holds a later call than one this member still reads.
+// Consuming in order (board.hpp) rules it out; it is checked all the same, since a mixed
+// result would be silent.
 weft_status_t MovedOn(int32_t rank, std::string* why) {
-  *why = "rank " + std::to_string(rank) +
-         " went on past this collective (its own call ended early, by its deadline)";
-  return WEFT_ERR_ABORTED;
+  *why = "rank " + std::to_string(rank) + " overwrote its part of this collective";
+  return WEFT_ERR_INTERNAL;
 }
 
 }  // namespace
 
-BoardCall::BoardCall(Comm& c) : c_(c), st_(*c.state), seq_(++c.board_calls) {}
+BoardQueue::BoardQueue(State& st, const Comm& c, std::vector<const BoardArea*> areas,
+                       BoardArea* mine)
+    : st_(st), me_(c.index), ranks_(c.ranks), areas_(std::move(areas)), mine_(mine) {}
 
-BoardCall::~BoardCall() { End(); }
-
-void BoardCall::Publish(const void* data, uint64_t bytes) {
-  bytes_ = bytes;
-  Board::Publish(c_.board_mine, seq_, data, bytes);
-  woken_ = false;
+BoardQueue::~BoardQueue() {
+  if (watched_) st_.Unwatch(this);
 }
 
-void BoardCall::WakeSleepers() {
-  if (woken_) return;
-  woken_ = true;
+BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, uint64_t bytes) {
+  BoardEntry* e = nullptr;
+  if (!spare_.empty()) {
+    e = spare_.back();
+    spare_.pop_back();
+    e->published = e->done = e->abandoned = false;
+    e->status = WEFT_OK;
+    e->why.clear();
+  } else {
+    entries_.push_back(std::make_unique<BoardEntry>());
+    e = entries_.back().get();
+  }
+  e->seq = ++calls_;
+  e->reduce = red != nullptr;
+  if (red != nullptr) e->red = *red;
+  e->send = send;
+  e->out = out;
+  e->bytes = bytes;
+  if (broken_ != WEFT_OK) {
+    e->done = true;
+    e->status = broken_;
+    e->why = broken_why_;
+    return e;
+  }
+  const bool first = head_ == queue_.size();
+  if (first) {
+    queue_.clear();
+    head_ = 0;
+    if (!watched_) {
+      st_.Watch(this);
+      watched_ = true;
+    }
+  } else if (bytes != 0) {  // waits for its turn: the caller's memory may be gone by then
+    CopyBytes(e->staged, send, bytes);
+    e->send = e->staged;
+  }
+  queue_.push_back(e);
+  if (first) Publish(*e);  // first in line: published from the caller's memory now
+  return e;
+}
+
+void BoardQueue::Publish(BoardEntry& e) {
+  Board::Publish(mine_, e.seq, e.send, e.bytes);
+  e.published = true;
+  wake_pending_ = true;
+  next_ = 0;
+}
+
+void BoardQueue::WakeSleepers() {
+  if (!wake_pending_) return;
+  wake_pending_ = false;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (int32_t i = 0; i < c_.size(); ++i)
-    if (i != c_.index) st_.peer(c_.ranks[i]).board->WakeIfSleeping();
+  for (size_t i = 0; i < ranks_.size(); ++i)
+    if (static_cast<int32_t>(i) != me_) st_.peer(ranks_[i]).board->WakeIfSleeping();
 }
 
-bool BoardCall::Arrived() const {
-  const int32_t n = c_.size();
-  while (next_ < n && ucx_plugin::Arrived(c_.board[next_], seq_)) ++next_;
+bool BoardQueue::AllArrived(uint64_t seq) const {
+  const int32_t n = static_cast<int32_t>(areas_.size());
+  while (next_ < n && ucx_plugin::Arrived(areas_[next_], seq)) ++next_;
   return next_ == n;
 }
 
-weft_status_t BoardCall::Check(std::string* why) {
-  if (weft_status_t s = st_.Aborted(why)) return s;
+bool BoardQueue::Arrived() const {
+  if (head_ == queue_.size()) return false;
+  const BoardEntry& e = *queue_[head_];
+  return e.published && AllArrived(e.seq);
+}
+
+void BoardQueue::Consume(BoardEntry& e) {
+  const int32_t n = static_cast<int32_t>(areas_.size());
+  if (e.reduce && !e.abandoned && e.bytes != 0) {
+    CopyBytes(e.out, DataOf(areas_[0], e.seq), e.bytes);
+    for (int32_t i = 1; i < n && e.status == WEFT_OK; ++i)
+      e.status = e.red.Into(e.out, DataOf(areas_[i], e.seq), e.bytes, &e.why);
+  }
+  // Seqlock-style (Board::Publish marks a slot being written): every part read is still
+  // the one of this call.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  for (int32_t i = 0; i < n && e.status == WEFT_OK; ++i)
+    if (i != me_ && SlotSeq(areas_[i], e.seq) != e.seq) e.status = MovedOn(ranks_[i], &e.why);
+  e.done = true;
+}
+
+void BoardQueue::PopFront() {
+  BoardEntry* e = queue_[head_];
+  if (e->abandoned) Free(e);
+  if (++head_ == queue_.size()) {
+    queue_.clear();
+    head_ = 0;
+    if (watched_) {
+      st_.Unwatch(this);
+      watched_ = false;
+    }
+  }
+}
+
+void BoardQueue::Advance() {
+  while (head_ != queue_.size()) {
+    BoardEntry& e = *queue_[head_];
+    if (!e.published) Publish(e);
+    if (!AllArrived(e.seq)) break;
+    Consume(e);
+    PopFront();
+  }
+  WakeSleepers();
+}
+
+void BoardQueue::Break(weft_status_t s, const std::string& why) {
+  broken_ = s;
+  broken_why_ = why;
+  for (size_t i = head_; i < queue_.size(); ++i) {
+    BoardEntry& e = *queue_[i];
+    e.done = true;
+    e.status = s;
+    e.why = why;
+    if (e.abandoned) Free(&e);
+  }
+  queue_.clear();
+  head_ = 0;
+  if (watched_) {
+    st_.Unwatch(this);
+    watched_ = false;
+  }
+}
+
+weft_status_t BoardQueue::Check(std::string* why) {
+  if (broken_ != WEFT_OK) {
+    *why = broken_why_;
+    return broken_;
+  }
+  std::string reason;
+  if (weft_status_t s = st_.Aborted(&reason)) {
+    Break(s, reason);
+    *why = reason;
+    return s;
+  }
+  if (head_ == queue_.size()) return WEFT_OK;
+  const BoardEntry& e = *queue_[head_];
+  if (!e.published) return WEFT_OK;
   // The coarse clock (common/clock.hpp) is cheap and only ever late, which here only delays
-  // a look; the first call sets the first time to look (none on the fast path, which never
-  // gets here).
+  // a look; the first call sets the first time to look.
   const auto now = CoarseNow();
   if (next_check_ == Clock::time_point()) next_check_ = now + kLivenessCheck;
   const bool look = now >= next_check_;
   if (look) next_check_ = now + kLivenessCheck;
-  for (int32_t i = next_; i < c_.size(); ++i) {
-    if (i == c_.index) continue;
-    const uint64_t there = SlotSeq(c_.board[i], seq_);
-    if (there == seq_) continue;
-    const int32_t rank = c_.ranks[i];
-    if (there > seq_) return MovedOn(rank, why);
+  for (size_t i = 0; i < areas_.size(); ++i) {
+    if (static_cast<int32_t>(i) == me_) continue;
+    const uint64_t there = SlotSeq(areas_[i], e.seq);
+    if (there == e.seq) continue;
+    const int32_t rank = ranks_[i];
+    weft_status_t s = WEFT_OK;
     ucp_ep_h ep = nullptr;
-    if (weft_status_t s = st_.EndpointOrWhy(rank, &ep, why)) return s;
-    if (look && !ProcessAlive(static_cast<pid_t>(st_.peer(rank).pid))) {
+    if (there > e.seq && there != kSlotBeingWritten) {
+      s = MovedOn(rank, &reason);
+    } else if ((s = st_.EndpointOrWhy(rank, &ep, &reason)) != WEFT_OK) {
+    } else if (look && !ProcessAlive(static_cast<pid_t>(st_.peer(rank).pid))) {
       st_.RecordFailure(WEFT_ERR_PEER_FAILURE, rank);
-      *why = "rank " + std::to_string(rank) + " failed (its process is gone)";
-      return WEFT_ERR_PEER_FAILURE;
+      reason = "rank " + std::to_string(rank) + " failed (its process is gone)";
+      s = WEFT_ERR_PEER_FAILURE;
+    }
+    if (s != WEFT_OK) {
+      Break(s, reason);
+      *why = reason;
+      return s;
     }
   }
   return WEFT_OK;
 }
 
-weft_status_t BoardCall::Reduce(const Reduction& red, void* out, std::string* why) const {
-  if (bytes_ == 0) return WEFT_OK;
-  CopyBytes(out, DataOf(c_.board[0], seq_), bytes_);
-  for (int32_t i = 1; i < c_.size(); ++i)
-    if (weft_status_t s = red.Into(out, DataOf(c_.board[i], seq_), bytes_, why)) return s;
-  // Seqlock-style: every part read is still the one of this call.
-  for (int32_t i = 0; i < c_.size(); ++i)
-    if (i != c_.index && SlotSeq(c_.board[i], seq_) != seq_) return MovedOn(c_.ranks[i], why);
-  return WEFT_OK;
+void BoardQueue::Release(BoardEntry* e) {
+  if (e->done) {
+    Free(e);
+    return;
+  }
+  e->abandoned = true;
+  e->out = nullptr;
 }
 
-weft_status_t BoardCall::Wait(std::unique_lock<std::mutex>& lock, Clock::time_point deadline,
-                              std::string* why) {
+void BoardQueue::Free(BoardEntry* e) { spare_.push_back(e); }
+
+weft_status_t BoardQueue::Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e,
+                               Clock::time_point deadline, std::string* why) {
   // The board alone first, without reading the clock (it costs as much as a poll on a VM).
-  for (uint32_t i = 0; i < kBoardOnlyPolls; ++i)
-    if (Arrived()) {
-      WakeSleepers();
-      return WEFT_OK;
+  for (uint32_t i = 0; i < kBoardOnlyPolls && !e->done; ++i)
+    if (Arrived()) Advance();
+  WakeSleepers();  // before this member may return or sleep
+  if (!e->done) {
+    weft_status_t result = WEFT_OK;
+    PollUntil(st_, lock, Clock::time_point::max(), deadline, [&](Clock::time_point now) {
+      Advance();
+      if (e->done) return true;
+      // Messages in flight may need this process: UCX progresses while we wait (which
+      // advances this queue too).
+      st_.Progress();
+      if (e->done) return true;
+      if ((result = Check(why))) return true;
+      if (now < deadline) return false;
+      result = WEFT_ERR_TIMEOUT;
+      *why = "passed its deadline";
+      return true;
+    });
+    if (!e->done) return result;
+  }
+  if (e->status != WEFT_OK) *why = e->why;
+  return e->status;
+}
+
+namespace {
+
+// A board call as a request's round.
+class BoardRound final : public Awaited {
+ public:
+  BoardRound(std::shared_ptr<BoardQueue> q, const Reduction* red, const void* send, void* out,
+             uint64_t bytes)
+      : q_(std::move(q)), has_red_(red != nullptr), send_(send), out_(out), bytes_(bytes) {
+    if (red != nullptr) red_ = *red;
+  }
+  ~BoardRound() override { End(); }
+
+  void Begin() override {
+    e_ = q_->Add(has_red_ ? &red_ : nullptr, send_, out_, bytes_);
+    q_->Advance();
+  }
+  weft_status_t Poll(bool* ready, std::string* why) override {
+    q_->Advance();
+    if (e_ == nullptr) return WEFT_ERR_INTERNAL;  // polled after End (cannot happen)
+    *ready = e_->done;
+    if (e_->done) {
+      if (e_->status != WEFT_OK) *why = e_->why;
+      return e_->status;
     }
-  WakeSleepers();  // before this member may sleep itself
-  weft_status_t result = WEFT_OK;
-  st_.Watch(this);
-  watched_ = true;
-  PollUntil(st_, lock, Clock::time_point::max(), deadline, [&](Clock::time_point now) {
-    if (Arrived()) return true;
-    // Messages in flight may need this process: UCX progresses while we wait.
-    st_.Progress();
-    if (Arrived()) return true;
-    if ((result = Check(why))) return true;
-    if (now < deadline) return false;
-    result = WEFT_ERR_TIMEOUT;
-    *why = "passed its deadline";
-    return true;
-  });
-  End();
-  return result;
-}
+    return q_->Check(why);
+  }
+  void End() override {
+    if (e_ != nullptr) q_->Release(e_);
+    e_ = nullptr;
+  }
 
-void BoardCall::Stage(const void* data, uint64_t bytes) {
-  staged_ = data;
-  bytes_ = bytes;
-}
+ private:
+  std::shared_ptr<BoardQueue> q_;
+  bool has_red_;
+  Reduction red_;
+  const void* send_;
+  void* out_;
+  uint64_t bytes_;
+  BoardEntry* e_ = nullptr;
+};
 
-void BoardCall::Begin() {
-  Publish(staged_, bytes_);
-  WakeSleepers();
-  st_.Watch(this);
-  watched_ = true;
-}
-
-weft_status_t BoardCall::Poll(bool* ready, std::string* why) {
-  *ready = Arrived();
-  return *ready ? WEFT_OK : Check(why);
-}
-
-void BoardCall::End() {
-  if (!watched_) return;
-  watched_ = false;
-  st_.Unwatch(this);
-}
-
-// A blocking board collective still takes its collective number, as a Schedule does for the
-// members that asked for a request: the tags of later collectives over UCX must agree.
-weft_status_t BoardAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
-                             uint64_t bytes, Clock::time_point deadline) {
+weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const void* send,
+                          void* recv, uint64_t bytes, Clock::time_point deadline) {
   State& st = *c.state;
   std::unique_lock<std::mutex> lock(st.mu());
-  ++c.collectives;
   std::string why;
-  if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, "allreduce: " + why);
-  BoardCall call(c);
-  call.Publish(send, bytes);
-  weft_status_t s = call.Wait(lock, deadline, &why);
-  if (s == WEFT_OK) s = call.Reduce(red, recv, &why);
-  return s == WEFT_OK ? s : st.Fail(s, "allreduce: " + why);
+  if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, std::string(name) + ": " + why);
+  // A blocking board collective still takes its collective number, as a Schedule does for
+  // the members that asked for a request: the tags of later collectives over UCX must agree.
+  ++c.collectives;
+  BoardQueue& q = *c.board;
+  BoardEntry* e = q.Add(red, send, recv, bytes);
+  const weft_status_t s = q.Wait(lock, e, deadline, &why);
+  q.Release(e);
+  return s == WEFT_OK ? s : st.Fail(s, std::string(name) + ": " + why);
+}
+
+}  // namespace
+
+weft_status_t BoardAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
+                             uint64_t bytes, Clock::time_point deadline) {
+  return RunBlocking(c, "allreduce", &red, send, recv, bytes, deadline);
 }
 
 weft_status_t BoardBarrier(Comm& c, Clock::time_point deadline) {
-  State& st = *c.state;
-  std::unique_lock<std::mutex> lock(st.mu());
-  ++c.collectives;
-  std::string why;
-  if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, "barrier: " + why);
-  BoardCall call(c);
-  call.Publish(nullptr, 0);
-  const weft_status_t s = call.Wait(lock, deadline, &why);
-  return s == WEFT_OK ? s : st.Fail(s, "barrier: " + why);
+  return RunBlocking(c, "barrier", nullptr, nullptr, nullptr, 0, deadline);
 }
 
 void BuildBoardAllreduce(Schedule& s, Comm& c, const Reduction& red, const void* send, void* recv,
                          uint64_t bytes) {
-  auto call = std::make_shared<BoardCall>(c);
-  call->Stage(send, bytes);
   s.NewRound();
-  s.Await(call);
-  s.Then([call, red, recv](std::string* why) { return call->Reduce(red, recv, why); });
+  s.Await(std::make_shared<BoardRound>(c.board, &red, send, recv, bytes));
 }
 
 void BuildBoardBarrier(Schedule& s, Comm& c) {
-  auto call = std::make_shared<BoardCall>(c);
-  call->Stage(nullptr, 0);
   s.NewRound();
-  s.Await(call);
+  s.Await(std::make_shared<BoardRound>(c.board, nullptr, nullptr, nullptr, 0));
 }
 
 }  // namespace weft::backends::ucx_plugin

@@ -7,70 +7,119 @@
 // the size, both the same on every member, and blocking callers and callers that asked for a
 // request run the same protocol, so members may mix the two.
 //
+// The calls of a communicator form a queue per member (BoardQueue), taken in call order: a
+// member publishes call k only once it has read every part of call k-1 ("consumed" it). That
+// is what makes two slots per area enough (board.hpp) even with several requests in flight,
+// calls that timed out, or were cancelled: such a call stays in the queue, abandoned (its
+// result is dropped, its parts still read when they come), and the calls behind it keep its
+// place. Its data was published already or is kept in the queue's entry, never read from the
+// caller's memory after the call returned. The queue moves on whenever this process
+// progresses (State::Progress), so calls nobody waits on never hold the others up.
+//
 // While it waits a member keeps UCX progressing (other messages in flight may need this
-// process), and fails when a member it still waits for can publish no more: its endpoint
-// failed, its process is gone (looked at every kLivenessCheck), or the context aborted.
+// process), and fails every call in the queue when a member it still waits for can publish no
+// more: its endpoint failed, its process is gone (looked at every kLivenessCheck), or the
+// context aborted; the board of that communicator stays failed.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/ucx/coll/algorithms.hpp"
 
 namespace weft::backends::ucx_plugin {
 
-// Whether a collective with a payload of `bytes` on `c` runs on the boards.
-inline bool OnBoard(const Comm& c, uint64_t bytes) {
-  return !c.board.empty() && bytes <= kBoardBytes;
-}
+// One call in a member's queue.
+struct BoardEntry {
+  uint64_t seq = 0;
+  bool published = false;
+  bool done = false;       // consumed (or failed: status)
+  bool abandoned = false;  // its caller is gone: the result is dropped
+  bool reduce = false;     // an all-reduce (else a barrier)
+  Reduction red;
+  const void* send = nullptr;  // the data to publish: the caller's, or `staged`
+  void* out = nullptr;
+  uint64_t bytes = 0;
+  weft_status_t status = WEFT_OK;
+  std::string why;
+  alignas(64) char staged[kBoardBytes];  // the data of a call that waits for its turn
+};
 
-// One board collective of one member, from its publication to the last member's data.
-class BoardCall final : public Awaited, public BoardWaiter {
+class BoardQueue final : public BoardWaiter {
  public:
-  explicit BoardCall(Comm& c);
-  ~BoardCall() override;
+  // The board of communicator `c`: every member's area, this member's own writable.
+  BoardQueue(State& st, const Comm& c, std::vector<const BoardArea*> areas, BoardArea* mine);
+  ~BoardQueue();
+  BoardQueue(const BoardQueue&) = delete;
+  BoardQueue& operator=(const BoardQueue&) = delete;
 
-  // Publishes `bytes` at `data` as this member's part.
-  void Publish(const void* data, uint64_t bytes);
-  // Once per call, after Publish: a full fence, then wakes the members sleeping on a board.
-  void WakeSleepers();
-  // Every member's part is there.
-  bool Arrived() const override;
-  // WEFT_OK while every member still missing can publish, else the failure (*why set).
+  // A new call at the back of the queue, published at once when it is first in line. An
+  // all-reduce when `red` is given (out = the reduction of `bytes` from every member), else a
+  // barrier. When the board failed, the entry comes back done with that failure.
+  BoardEntry* Add(const Reduction* red, const void* send, void* out, uint64_t bytes);
+  // Publishes and consumes calls in order as far as their parts have arrived, then wakes the
+  // members sleeping on a board if this published anything.
+  void Advance();
+  // WEFT_OK, or the failure that ended every call in the queue (see above; *why set).
   weft_status_t Check(std::string* why);
-  // out = the members' parts reduced in member order (`bytes` each). Fails (ABORTED) when a
-  // member's part was overwritten meanwhile: its owner gave up on this call (its deadline)
-  // and went on past the next one, so the result would mix calls.
-  weft_status_t Reduce(const Reduction& red, void* out, std::string* why) const;
-  // Waits for every member, or until `deadline` (TIMEOUT). Requires `lock` on State::mu().
-  weft_status_t Wait(std::unique_lock<std::mutex>& lock, Clock::time_point deadline,
+  // The caller of `e` is done with it: an entry whose call ended goes back to the pool; one
+  // still in line stays there, abandoned (its result is dropped), and goes back once consumed.
+  // Entries are the queue's (no reference counts on the fast path: a locked instruction right
+  // after a publication waits for the slot's cache line, board.hpp).
+  void Release(BoardEntry* e);
+  // Runs `e` (just added) to its end or `deadline` (TIMEOUT). Requires `lock` on
+  // State::mu().
+  weft_status_t Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e, Clock::time_point deadline,
                      std::string* why);
 
-  // As a schedule's round (requests): Begin publishes what Stage() kept, Poll checks.
-  void Stage(const void* data, uint64_t bytes);
-  void Begin() override;
-  weft_status_t Poll(bool* ready, std::string* why) override;
-  void End() override;
+  // BoardWaiter (State::Sleep): the first call in line can be consumed.
+  bool Arrived() const override;
 
  private:
-  Comm& c_;
+  void Publish(BoardEntry& e);
+  // The fence and look at the other members' `sleeping` words after a publication (board.hpp);
+  // runs once per publication, before this thread may sleep or return.
+  void WakeSleepers();
+  bool AllArrived(uint64_t seq) const;
+  void Consume(BoardEntry& e);
+  void PopFront();
+  void Break(weft_status_t s, const std::string& why);
+  // An entry nobody holds any more.
+  void Free(BoardEntry* e);
+
   State& st_;
-  uint64_t seq_;
-  uint64_t bytes_ = 0;
-  const void* staged_ = nullptr;
-  mutable int32_t next_ = 0;  // members before this one have published
-  bool woken_ = true;         // WakeSleepers ran since the last Publish
-  bool watched_ = false;
+  int32_t me_;
+  std::vector<int32_t> ranks_;
+  std::vector<const BoardArea*> areas_;
+  BoardArea* mine_;
+  uint64_t calls_ = 0;
+  // Every entry made (owned here), the calls not yet consumed in call order from `head_`, and
+  // the entries free for reuse (vectors keep their memory: the fast path allocates nothing).
+  std::vector<std::unique_ptr<BoardEntry>> entries_;
+  std::vector<BoardEntry*> queue_;
+  size_t head_ = 0;
+  std::vector<BoardEntry*> spare_;
+  mutable int32_t next_ = 0;  // members before this one published the first call in line
+  bool wake_pending_ = false;
+  bool watched_ = false;  // registered with State::Watch (while the queue is not empty)
+  weft_status_t broken_ = WEFT_OK;
+  std::string broken_why_;
   Clock::time_point next_check_;
 };
+
+// Whether a collective with a payload of `bytes` on `c` runs on the boards.
+inline bool OnBoard(const Comm& c, uint64_t bytes) {
+  return c.board != nullptr && bytes <= kBoardBytes;
+}
 
 // Blocking forms: WEFT_OK, or the failure after State::Fail. They take State::mu() themselves.
 weft_status_t BoardAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
                              uint64_t bytes, Clock::time_point deadline);
 weft_status_t BoardBarrier(Comm& c, Clock::time_point deadline);
 
-// Request forms: one round that publishes when posted and waits on the board.
+// Request forms: one round that joins the queue when posted and ends when its call did.
 void BuildBoardAllreduce(Schedule& s, Comm& c, const Reduction& red, const void* send, void* recv,
                          uint64_t bytes);
 void BuildBoardBarrier(Schedule& s, Comm& c);
