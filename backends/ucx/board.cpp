@@ -80,14 +80,14 @@ BoardArea* Board::area(int32_t i) const {
   return reinterpret_cast<BoardArea*>(base_ + kHeaderBytes) + i;
 }
 
-void Board::Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes) {
-  BoardSlot& s = a->slot[seq & 1];
+void Board::Publish(BoardArea* a, uint64_t word, const void* data, uint64_t bytes) {
+  BoardSlot& s = a->slot[word & 1];
   std::atomic_ref<uint64_t>(s.seq).store(kSlotBeingWritten, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);  // the mark before the data
   if (bytes != 0) CopyBytes(s.data, data, bytes);
   // Release only: the fence that orders it before the look at the readers' `sleeping` words
   // comes later (board.hpp).
-  std::atomic_ref<uint64_t>(s.seq).store(seq, std::memory_order_release);
+  std::atomic_ref<uint64_t>(s.seq).store(word, std::memory_order_release);
 }
 
 void Board::SetSleeping(bool sleeping) const {

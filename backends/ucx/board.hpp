@@ -87,9 +87,10 @@ class Board {
   // Gives back the area TakeArea returned last, when nobody will ever use it.
   void ReturnArea(int32_t i);
   BoardArea* area(int32_t i) const;
-  // Publishes `bytes` of `data` as call `seq` in `a`: the slot marked as being written, the
-  // data, then the number (a reader re-checks the number after reading, like a seqlock).
-  static void Publish(BoardArea* a, uint64_t seq, const void* data, uint64_t bytes);
+  // Publishes `bytes` of `data` as the call whose sequence word is `word` in `a`: the slot
+  // marked as being written, the data, then the word (a reader re-checks it after reading,
+  // like a seqlock).
+  static void Publish(BoardArea* a, uint64_t word, const void* data, uint64_t bytes);
   // Counts a thread of this rank about to sleep (true) or awake again (false).
   void SetSleeping(bool sleeping) const;
 
@@ -119,35 +120,38 @@ class PeerBoard {
   int wake_fd_ = -1;
 };
 
+// A slot's sequence word: the call number in the low 48 bits, and above it what the call is
+// (coll/board.cpp: the kind, op and size), so that members calling different collectives at
+// the same place are told so instead of mixing them.
+inline constexpr uint64_t kSeqMask = (uint64_t{1} << 48) - 1;
 // The sequence word of a slot while its owner writes new data into it.
 inline constexpr uint64_t kSlotBeingWritten = ~uint64_t{0};
 
-// Whether call `seq`'s data has arrived in `a`; the data may be read after a true.
-inline bool Arrived(const BoardArea* a, uint64_t seq) {
+// The whole sequence word in the slot of call `seq`: seq's, an earlier call's, or
+// kSlotBeingWritten.
+inline uint64_t SlotWord(const BoardArea* a, uint64_t seq) {
   // atomic_ref needs a non-const object; a load does not write (the mapping may be read-only).
-  auto* word = const_cast<uint64_t*>(&a->slot[seq & 1].seq);
-  return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire) == seq;
-}
-inline const char* DataOf(const BoardArea* a, uint64_t seq) { return a->slot[seq & 1].data; }
-// The call number in the slot of call `seq` (seq itself, an earlier one, or a later one when
-// its owner moved on without this member: its own call ended early, by its deadline).
-inline uint64_t SlotSeq(const BoardArea* a, uint64_t seq) {
   auto* word = const_cast<uint64_t*>(&a->slot[seq & 1].seq);
   return std::atomic_ref<uint64_t>(*word).load(std::memory_order_acquire);
 }
+// Whether call `seq`'s data has arrived in `a`; the data may be read after a true.
+inline bool Arrived(const BoardArea* a, uint64_t seq) {
+  return (SlotWord(a, seq) & kSeqMask) == seq;
+}
+inline const char* DataOf(const BoardArea* a, uint64_t seq) { return a->slot[seq & 1].data; }
 
 // Calls waiting on boards (a communicator's queue, coll/board.hpp), registered with the State
 // while there are any: every progress moves them on, and a waiter about to sleep looks at
 // them once more after marking itself as sleeping (State::Sleep).
 class BoardWaiter {
  public:
+  virtual ~BoardWaiter() = default;
   // Publishes and consumes what it can.
   virtual void Advance() = 0;
   // Something can be consumed now.
   virtual bool Arrived() const = 0;
-
- protected:
-  ~BoardWaiter() = default;
+  // Nothing is left to publish or consume.
+  virtual bool Idle() const = 0;
 };
 
 // Whether process `pid` is still running (exists and is no zombie).

@@ -93,6 +93,7 @@ weft_status_t AgreeOnBoard(State& st, Comm& c, const std::string& prefix, int64_
   for (int32_t i = 0; i < n; ++i) {
     if (i == c.index) continue;
     std::vector<char> value;
+    // On a failure here the area stays taken: members that got every answer may use it.
     if (weft_status_t s =
             StoreGet(h, prefix + "ucx/board/" + std::to_string(i), timeout_ms, &value))
       return s;
@@ -106,10 +107,12 @@ weft_status_t AgreeOnBoard(State& st, Comm& c, const std::string& prefix, int64_
     }
     areas[i] = st.peer(c.ranks[i]).board->area(static_cast<int32_t>(theirs));
   }
-  std::lock_guard<std::mutex> lock(st.mu());
-  BoardArea* own = st.board().area(area);
-  areas[c.index] = own;
-  c.board = std::make_shared<BoardQueue>(st, c, std::move(areas), own);
+  {
+    std::lock_guard<std::mutex> lock(st.mu());
+    BoardArea* own = st.board().area(area);
+    areas[c.index] = own;
+    c.board = std::make_shared<BoardQueue>(st, c, std::move(areas), own);
+  }
   const std::string line = "ucx: rank " + std::to_string(st.rank()) + ": communicator " +
                            std::to_string(c.id) + " of " + std::to_string(n) +
                            " members runs its small collectives on shared-memory boards";

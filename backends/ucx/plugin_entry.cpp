@@ -14,6 +14,7 @@
 
 #include <weft/backend_plugin.h>
 
+#include "backends/ucx/coll/board.hpp"
 #include "backends/ucx/coll/entry.hpp"
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/p2p.hpp"
@@ -71,7 +72,16 @@ weft_status_t CommCreateEntry(void* state, const int32_t* ranks, int32_t n, int3
   });
 }
 
-void CommDestroy(weft_bk_comm_t* comm) noexcept { delete comm; }
+void CommDestroy(weft_bk_comm_t* comm) noexcept {
+  if (comm == nullptr) return;
+  {
+    // Calls still queued on the communicator's board (abandoned ones) keep their place: the
+    // State moves them on until they are done (coll/board.hpp), under its lock.
+    std::lock_guard<std::mutex> lock(comm->state->mu());
+    if (comm->board) comm->state->AdoptBoard(std::move(comm->board));
+  }
+  delete comm;
+}
 
 weft_status_t SendEntry(weft_bk_comm_t* comm, const void* buf, uint64_t count, DLDataType dtype,
                         int32_t peer, int64_t tag, const weft_bk_op_t* args,

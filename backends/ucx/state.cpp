@@ -116,6 +116,7 @@ weft_status_t State::Open() {
 
 State::~State() {
   std::lock_guard<std::mutex> lock(mu_);
+  orphans_.clear();  // board calls of destroyed communicators that never finished
   // The host freed every request before finalize, which took their loans back; this is for a
   // request leaked by a misbehaving host, whose buffer must not be written after we are gone.
   for (Request* r : std::vector<Request*>(loans_)) r->Finish(WEFT_ERR_ABORTED, "finalized");
@@ -280,6 +281,12 @@ void State::Unwatch(BoardWaiter* w) {
       watchers_.pop_back();
       return;
     }
+}
+
+void State::AdoptBoard(std::shared_ptr<BoardWaiter> queue) {
+  // Orphans that finished go now (each unwatched itself when it emptied).
+  std::erase_if(orphans_, [](const std::shared_ptr<BoardWaiter>& q) { return q->Idle(); });
+  if (!queue->Idle()) orphans_.push_back(std::move(queue));
 }
 
 void State::Track(Request* r) {

@@ -111,6 +111,8 @@ class State {
   // it sleeps (board.hpp).
   void Watch(BoardWaiter* w);
   void Unwatch(BoardWaiter* w);
+  // Keeps the board queue of a destroyed communicator while it still has calls to finish.
+  void AdoptBoard(std::shared_ptr<BoardWaiter> queue);
   // Called from the endpoint error callback (inside progress).
   void OnPeerError(Peer* peer, ucs_status_t status);
 
@@ -180,6 +182,7 @@ class State {
   // The shared-memory board for small collectives, and the waits on boards in progress.
   Board board_;
   std::vector<BoardWaiter*> watchers_;
+  std::vector<std::shared_ptr<BoardWaiter>> orphans_;
 
   bool aborted_ = false;
   weft_status_t abort_status_ = WEFT_OK;

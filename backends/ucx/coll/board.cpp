@@ -27,6 +27,18 @@ weft_status_t MovedOn(int32_t rank, std::string* why) {
   return WEFT_ERR_INTERNAL;
 }
 
+// The sequence word of a call (board.hpp): its number, its size, whether it reduces, its op.
+uint64_t WordOf(const BoardEntry& e) {
+  return e.seq | e.bytes << 48 | (e.reduce ? uint64_t{1} << 57 : 0) |
+         (e.reduce ? static_cast<uint64_t>(e.red.op & 7) << 58 : 0);
+}
+
+std::string Describe(uint64_t word) {
+  if ((word >> 57 & 1) == 0) return "a barrier";
+  return "an all-reduce of " + std::to_string(word >> 48 & 0x1FF) + " bytes (op " +
+         std::to_string(word >> 58 & 7) + ")";
+}
+
 }  // namespace
 
 BoardQueue::BoardQueue(State& st, const Comm& c, std::vector<const BoardArea*> areas,
@@ -79,7 +91,7 @@ BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, u
 }
 
 void BoardQueue::Publish(BoardEntry& e) {
-  Board::Publish(mine_, e.seq, e.send, e.bytes);
+  Board::Publish(mine_, WordOf(e), e.send, e.bytes);
   e.published = true;
   wake_pending_ = true;
   next_ = 0;
@@ -107,7 +119,19 @@ bool BoardQueue::Arrived() const {
 
 void BoardQueue::Consume(BoardEntry& e) {
   const int32_t n = static_cast<int32_t>(areas_.size());
-  if (e.reduce && !e.abandoned && e.bytes != 0) {
+  const uint64_t word = WordOf(e);
+  // Members that called something else here (a different collective, size or op): an
+  // error on each side, and the queue goes on (every member consumed this call).
+  for (int32_t i = 0; i < n && e.status == WEFT_OK; ++i) {
+    const uint64_t theirs = SlotWord(areas_[i], e.seq);
+    if (i != me_ && theirs != word) {
+      e.status = WEFT_ERR_INVALID_USAGE;
+      e.why = "rank " + std::to_string(ranks_[i]) + " called " + Describe(theirs) +
+              " where this rank called " + Describe(word) + " (collective number " +
+              std::to_string(e.seq) + " on the communicator's board)";
+    }
+  }
+  if (e.reduce && !e.abandoned && e.bytes != 0 && e.status == WEFT_OK) {
     CopyBytes(e.out, DataOf(areas_[0], e.seq), e.bytes);
     for (int32_t i = 1; i < n && e.status == WEFT_OK; ++i)
       e.status = e.red.Into(e.out, DataOf(areas_[i], e.seq), e.bytes, &e.why);
@@ -116,14 +140,20 @@ void BoardQueue::Consume(BoardEntry& e) {
   // the one of this call.
   std::atomic_thread_fence(std::memory_order_acquire);
   for (int32_t i = 0; i < n && e.status == WEFT_OK; ++i)
-    if (i != me_ && SlotSeq(areas_[i], e.seq) != e.seq) e.status = MovedOn(ranks_[i], &e.why);
+    if (i != me_ && SlotWord(areas_[i], e.seq) != word) e.status = MovedOn(ranks_[i], &e.why);
   e.done = true;
 }
 
 void BoardQueue::PopFront() {
   BoardEntry* e = queue_[head_];
   if (e->abandoned) Free(e);
-  if (++head_ == queue_.size()) {
+  // With requests always in flight the queue never empties: drop the consumed front now and
+  // then, so that it does not grow with every call.
+  if (++head_ >= 64 && head_ * 2 >= queue_.size() && head_ != queue_.size()) {
+    queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(head_));
+    head_ = 0;
+  }
+  if (head_ == queue_.size()) {
     queue_.clear();
     head_ = 0;
     if (watched_) {
@@ -184,12 +214,12 @@ weft_status_t BoardQueue::Check(std::string* why) {
   if (look) next_check_ = now + kLivenessCheck;
   for (size_t i = 0; i < areas_.size(); ++i) {
     if (static_cast<int32_t>(i) == me_) continue;
-    const uint64_t there = SlotSeq(areas_[i], e.seq);
+    const uint64_t there = SlotWord(areas_[i], e.seq) & kSeqMask;
     if (there == e.seq) continue;
     const int32_t rank = ranks_[i];
     weft_status_t s = WEFT_OK;
     ucp_ep_h ep = nullptr;
-    if (there > e.seq && there != kSlotBeingWritten) {
+    if (there > e.seq && there != (kSlotBeingWritten & kSeqMask)) {
       s = MovedOn(rank, &reason);
     } else if ((s = st_.EndpointOrWhy(rank, &ep, &reason)) != WEFT_OK) {
     } else if (look && !ProcessAlive(static_cast<pid_t>(st_.peer(rank).pid))) {
@@ -235,7 +265,10 @@ weft_status_t BoardQueue::Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e
       if ((result = Check(why))) return true;
       if (now < deadline) return false;
       result = WEFT_ERR_TIMEOUT;
-      *why = "passed its deadline";
+      // Not a retryable failure: the others still meet this call at its place.
+      *why =
+          "passed its deadline (the call keeps its place: the other members' same call "
+          "still pairs with it, so it must not be repeated)";
       return true;
     });
     if (!e->done) return result;

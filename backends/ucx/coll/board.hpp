@@ -13,8 +13,12 @@
 // calls that timed out, or were cancelled: such a call stays in the queue, abandoned (its
 // result is dropped, its parts still read when they come), and the calls behind it keep its
 // place. Its data was published already or is kept in the queue's entry, never read from the
-// caller's memory after the call returned. The queue moves on whenever this process
-// progresses (State::Progress), so calls nobody waits on never hold the others up.
+// caller's memory after the call returned; a call that timed out must therefore not be
+// repeated (the repetition would be the next call). The queue moves on whenever this process
+// progresses (State::Progress: any test or wait on the context), as the rounds of any
+// scheduled collective do, also after its communicator was destroyed (State::AdoptBoard).
+// Every slot says what its call is (kind, op, size), and members that called different
+// collectives at one place get INVALID_USAGE naming each other instead of a mixed result.
 //
 // While it waits a member keeps UCX progressing (other messages in flight may need this
 // process), and fails every call in the queue when a member it still waits for can publish no
@@ -76,6 +80,7 @@ class BoardQueue final : public BoardWaiter {
 
   // BoardWaiter (State::Sleep): the first call in line can be consumed.
   bool Arrived() const override;
+  bool Idle() const override { return head_ == queue_.size(); }
 
  private:
   void Publish(BoardEntry& e);

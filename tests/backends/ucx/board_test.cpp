@@ -233,6 +233,95 @@ TEST(UcxBoard, RequestsInFlightMeetBlockingCallsInOrder) {
   }));
 }
 
+// A call repeated after a timeout is the next call: where the others call something else
+// there (here a barrier), both sides get INVALID_USAGE naming each other, never a result mixed
+// from two different collectives.
+TEST(UcxBoard, DifferentCollectivesAtOnePlaceAreAnError) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    weft_status_t s;
+    if ((s = Barrier(r, false))) return Err("barrier", s);
+    int32_t in = r.rank + 7, out = 0;
+    if (r.rank == 0) {
+      if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false, 100)) != WEFT_ERR_TIMEOUT)
+        return Err("allreduce with rank 1 late", s);
+      s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false);  // the "retry"
+      if (s != WEFT_ERR_INVALID_USAGE) return Err("repeated allreduce", s);
+      if (FileStoreHost::LastError().find("rank 1 called a barrier") == std::string::npos)
+        return "does not name rank 1's barrier: " + FileStoreHost::LastError();
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false)))
+        return Err("late allreduce", s);
+      if (out != 15) return "late allreduce gave " + std::to_string(out);
+      if ((s = Barrier(r, true)) != WEFT_ERR_INVALID_USAGE) return Err("barrier", s);
+      if (FileStoreHost::LastError().find("rank 0 called an all-reduce of 4 bytes") ==
+          std::string::npos)
+        return "does not name rank 0's all-reduce: " + FileStoreHost::LastError();
+    }
+    // The board goes on: both consumed that place.
+    in = r.rank;
+    if ((s = Allreduce(r, &in, &out, 1, kI32, WEFT_REDUCE_MAX, false))) return Err("after", s);
+    return out == 1 ? "" : "allreduce after the mismatch gave " + std::to_string(out);
+  }));
+}
+
+// A communicator destroyed while calls that timed out are still queued: those calls still
+// reach the late member, in order and with their data (the context keeps moving them on).
+TEST(UcxBoard, QueuedCallsOutliveTheirCommunicator) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const int32_t world[2] = {0, 1};
+    weft_bk_comm_t* g = nullptr;
+    weft_status_t s;
+    if ((s = t.comm_create(r.state, world, 2, r.rank, "g/", 20000, &g))) return Err("comm", s);
+    Rank sub = r;
+    sub.comm = g;
+    for (int i = 0; i < 2; ++i) {
+      int32_t in = (r.rank + 1) * 10 + i, out = 0;
+      if (r.rank == 0) {
+        if ((s = Allreduce(sub, &in, &out, 1, kI32, WEFT_REDUCE_SUM, i == 1, 100)) !=
+            WEFT_ERR_TIMEOUT)
+          return Err("allreduce with rank 1 late", s);
+        continue;
+      }
+      if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      if ((s = Allreduce(sub, &in, &out, 1, kI32, WEFT_REDUCE_SUM, false)))
+        return Err("late allreduce " + std::to_string(i), s);
+      if (out != 30 + 2 * i) return "late allreduce gave " + std::to_string(out);
+    }
+    t.comm_destroy(g);
+    // Rank 0 progresses here while rank 1 catches up.
+    if ((s = Barrier(r, false))) return Err("barrier on the world", s);
+    return "";
+  }));
+}
+
+// One request always in flight for a long run (the queue never empties).
+TEST(UcxBoard, PipelinedRequestsRunLong) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    constexpr int kCalls = 300;
+    std::vector<int32_t> in(kCalls), out(kCalls, -1);
+    std::vector<weft_bk_request_t*> q(kCalls, nullptr);
+    weft_status_t s;
+    for (int i = 0; i < kCalls; ++i) {
+      in[i] = r.rank * 100000 + i;
+      if ((s = t.allreduce(r.comm, &in[i], &out[i], 1, kI32, WEFT_REDUCE_SUM, &op, &q[i])))
+        return Err("post", s);
+      if (i == 0) continue;
+      if ((s = t.request_wait(q[i - 1], -1))) return Err("wait", s);
+      t.request_free(q[i - 1]);
+    }
+    if ((s = t.request_wait(q[kCalls - 1], -1))) return Err("wait", s);
+    t.request_free(q[kCalls - 1]);
+    for (int i = 0; i < kCalls; ++i)
+      if (out[i] != 100000 + 2 * i)
+        return "call " + std::to_string(i) + " gave " + std::to_string(out[i]);
+    return "";
+  }));
+}
+
 // abort() wakes a member sleeping on the board, blocking or waiting on a request.
 TEST(UcxBoard, AbortWakesAMemberWaitingOnTheBoard) {
   for (bool with_request : {false, true}) {
