@@ -1,10 +1,6 @@
 #include "backends/ucx/board.hpp"
 
 #include <signal.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <fstream>
@@ -35,36 +31,18 @@ bool ProcessAlive(pid_t pid) {
   return state != 'Z' && state != 'X';
 }
 
-Board::~Board() {
-  if (base_ != nullptr) munmap(base_, kBoardFileBytes);
-  if (fd_ >= 0) close(fd_);
-  if (wake_fd_ >= 0) close(wake_fd_);
-}
-
 bool Board::Open() {
-  // The file is sparse: only the areas communicators use get pages.
-  fd_ = static_cast<int>(syscall(SYS_memfd_create, "weft-ucx-board", MFD_CLOEXEC));
-  if (fd_ < 0 || ftruncate(fd_, static_cast<off_t>(kBoardFileBytes)) != 0) return false;
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) return false;
-  void* p = mmap(nullptr, kBoardFileBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-  if (p == MAP_FAILED) return false;
-  base_ = static_cast<char*>(p);
-  return true;
+  // Sparse: only the areas communicators use get pages.
+  return file_.Create("weft-ucx-board", kBoardFileBytes);
 }
 
 BoardIdentity Board::Identity() const {
   BoardIdentity id;
   if (!open()) return id;
-  id.fd = fd_;
-  id.wake_fd = wake_fd_;
+  id.fd = file_.fd();
+  id.wake_fd = file_.wake_fd();
   id.areas = kBoardAreas;
   return id;
-}
-
-void Board::DrainWake() const {
-  uint64_t count = 0;
-  if (wake_fd_ >= 0) (void)!read(wake_fd_, &count, sizeof(count));
 }
 
 int32_t Board::TakeArea() {
@@ -77,7 +55,7 @@ void Board::ReturnArea(int32_t i) {
 }
 
 BoardArea* Board::area(int32_t i) const {
-  return reinterpret_cast<BoardArea*>(base_ + kHeaderBytes) + i;
+  return reinterpret_cast<BoardArea*>(file_.base() + kHeaderBytes) + i;
 }
 
 void Board::Publish(BoardArea* a, uint64_t word, const void* data, uint64_t bytes) {
@@ -91,45 +69,23 @@ void Board::Publish(BoardArea* a, uint64_t word, const void* data, uint64_t byte
 }
 
 void Board::SetSleeping(bool sleeping) const {
-  if (base_ == nullptr) return;
+  if (!open()) return;
   if (sleeping)
-    SleepingWord(base_).fetch_add(1, std::memory_order_seq_cst);
+    SleepingWord(file_.base()).fetch_add(1, std::memory_order_seq_cst);
   else
-    SleepingWord(base_).fetch_sub(1, std::memory_order_seq_cst);
-}
-
-PeerBoard::~PeerBoard() {
-  if (base_ != nullptr) munmap(const_cast<char*>(base_), kBoardFileBytes);
-  if (wake_fd_ >= 0) close(wake_fd_);
+    SleepingWord(file_.base()).fetch_sub(1, std::memory_order_seq_cst);
 }
 
 bool PeerBoard::Open(pid_t pid, const BoardIdentity& id) {
-  if (id.areas != kBoardAreas || id.fd < 0 || id.wake_fd < 0) return false;
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return false;
-  const int fd = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, id.fd, 0));
-  const int wake = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, id.wake_fd, 0));
-  close(pidfd);
-  void* p = fd >= 0 ? mmap(nullptr, kBoardFileBytes, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-  if (fd >= 0) close(fd);  // the mapping keeps the memory
-  if (p == MAP_FAILED || wake < 0) {
-    if (p != MAP_FAILED) munmap(p, kBoardFileBytes);
-    if (wake >= 0) close(wake);
-    return false;
-  }
-  base_ = static_cast<const char*>(p);
-  wake_fd_ = wake;
-  return true;
+  return id.areas == kBoardAreas && file_.Open(pid, id.fd, id.wake_fd, kBoardFileBytes, false);
 }
 
 const BoardArea* PeerBoard::area(int32_t i) const {
-  return reinterpret_cast<const BoardArea*>(base_ + kHeaderBytes) + i;
+  return reinterpret_cast<const BoardArea*>(file_.base() + kHeaderBytes) + i;
 }
 
 void PeerBoard::WakeIfSleeping() const {
-  if (SleepingWord(base_).load(std::memory_order_relaxed) == 0) return;
-  const uint64_t one = 1;
-  (void)!write(wake_fd_, &one, sizeof(one));
+  if (SleepingWord(file_.base()).load(std::memory_order_relaxed) != 0) file_.Wake();
 }
 
 }  // namespace weft::backends::ucx_plugin

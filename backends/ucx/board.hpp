@@ -38,6 +38,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "backends/ucx/shared_file.hpp"
+
 namespace weft::backends::ucx_plugin {
 
 // Largest payload of one board collective (an all-reduce vector), in bytes.
@@ -70,17 +72,12 @@ struct BoardIdentity {
 // This rank's own board.
 class Board {
  public:
-  Board() = default;
-  ~Board();
-  Board(const Board&) = delete;
-  Board& operator=(const Board&) = delete;
-
   // Creates it; false (no board: collectives go over UCX) when the system refuses.
   bool Open();
-  bool open() const { return base_ != nullptr; }
+  bool open() const { return file_.base() != nullptr; }
   BoardIdentity Identity() const;
-  int wake_fd() const { return wake_fd_; }
-  void DrainWake() const;
+  int wake_fd() const { return file_.wake_fd(); }
+  void DrainWake() const { file_.DrainWake(); }
 
   // The next unused area, or -1 when all were handed out.
   int32_t TakeArea();
@@ -95,20 +92,13 @@ class Board {
   void SetSleeping(bool sleeping) const;
 
  private:
-  char* base_ = nullptr;
-  int fd_ = -1;
-  int wake_fd_ = -1;
+  OwnFile file_;
   uint32_t next_area_ = 0;
 };
 
 // Another rank's board, mapped read-only.
 class PeerBoard {
  public:
-  PeerBoard() = default;
-  ~PeerBoard();
-  PeerBoard(const PeerBoard&) = delete;
-  PeerBoard& operator=(const PeerBoard&) = delete;
-
   // Maps the board of process `pid`; false when that is not possible.
   bool Open(pid_t pid, const BoardIdentity& id);
   const BoardArea* area(int32_t i) const;
@@ -116,8 +106,7 @@ class PeerBoard {
   void WakeIfSleeping() const;
 
  private:
-  const char* base_ = nullptr;
-  int wake_fd_ = -1;
+  PeerFile file_;
 };
 
 // A slot's sequence word: the call number in the low 48 bits, and above it what the call is

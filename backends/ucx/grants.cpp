@@ -1,16 +1,9 @@
 #include "backends/ucx/grants.hpp"
 
 #include <sched.h>
-#include <sys/eventfd.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <string>
 #include <thread>
 
 #include "backends/ucx/board.hpp"
@@ -38,30 +31,12 @@ std::atomic_ref<uint64_t> At(uint64_t* words, uint32_t slot) {
   return std::atomic_ref<uint64_t>(words[slot]);
 }
 
-uint64_t* Map(int fd, uint32_t slots) {
-  void* p =
-      mmap(nullptr, size_t{slots} * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  return p == MAP_FAILED ? nullptr : static_cast<uint64_t*>(p);
-}
-
 }  // namespace
-
-GrantTable::~GrantTable() {
-  if (words_ != nullptr) munmap(words_, size_t{slots_} * sizeof(uint64_t));
-  if (table_fd_ >= 0) close(table_fd_);
-  if (wake_fd_ >= 0) close(wake_fd_);
-}
 
 bool GrantTable::Open(uint32_t slots) {
   if (slots == 0 || slots > (1u << 16)) return false;
-  // Writers duplicate both descriptors with pidfd_getfd, which needs only their numbers and
-  // the right to ptrace this process, the same right process_vm_readv needs.
-  table_fd_ = static_cast<int>(syscall(SYS_memfd_create, "weft-ucx-grants", MFD_CLOEXEC));
-  if (table_fd_ < 0 || ftruncate(table_fd_, static_cast<off_t>(slots) * 8) != 0) return false;
-  wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-  if (wake_fd_ < 0) return false;
-  words_ = Map(table_fd_, slots);
-  if (words_ == nullptr) return false;
+  if (!file_.Create("weft-ucx-grants", size_t{slots} * sizeof(uint64_t))) return false;
+  words_ = reinterpret_cast<uint64_t*>(file_.base());
   slots_ = slots;
   free_.reserve(slots);
   for (uint32_t s = slots; s > 0; --s) free_.push_back(s - 1);
@@ -71,15 +46,10 @@ bool GrantTable::Open(uint32_t slots) {
 GrantIdentity GrantTable::Identity() const {
   GrantIdentity id;
   if (!open()) return id;
-  id.table_fd = table_fd_;
-  id.wake_fd = wake_fd_;
+  id.table_fd = file_.fd();
+  id.wake_fd = file_.wake_fd();
   id.slots = slots_;
   return id;
-}
-
-void GrantTable::DrainWake() const {
-  uint64_t count = 0;
-  if (wake_fd_ >= 0) (void)!read(wake_fd_, &count, sizeof(count));
 }
 
 uint64_t GrantTable::Lend() {
@@ -133,28 +103,12 @@ void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
   free_.push_back(slot);
 }
 
-PeerGrants::~PeerGrants() {
-  if (words_ != nullptr) munmap(words_, size_t{slots_} * sizeof(uint64_t));
-  if (wake_fd_ >= 0) close(wake_fd_);
-}
-
 bool PeerGrants::Open(pid_t pid, const GrantIdentity& id) {
-  if (id.slots == 0 || id.slots > (1u << 16) || id.table_fd < 0 || id.wake_fd < 0) return false;
-  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-  if (pidfd < 0) return false;
-  const int table = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, id.table_fd, 0));
-  const int wake = static_cast<int>(syscall(SYS_pidfd_getfd, pidfd, id.wake_fd, 0));
-  close(pidfd);
-  uint64_t* words = table >= 0 ? Map(table, id.slots) : nullptr;
-  if (table >= 0) close(table);  // the mapping keeps the memory
-  if (words == nullptr || wake < 0) {
-    if (words != nullptr) munmap(words, size_t{id.slots} * sizeof(uint64_t));
-    if (wake >= 0) close(wake);
+  if (id.slots == 0 || id.slots > (1u << 16) ||
+      !file_.Open(pid, id.table_fd, id.wake_fd, size_t{id.slots} * sizeof(uint64_t), true))
     return false;
-  }
-  words_ = words;
+  words_ = reinterpret_cast<uint64_t*>(file_.base());
   slots_ = id.slots;
-  wake_fd_ = wake;
   return true;
 }
 
@@ -171,8 +125,7 @@ void PeerGrants::Complete(uint64_t token, weft_status_t status) {
   if (!open() || slot >= slots_) return;
   // Release: the receiver that sees DONE sees the bytes the copy wrote.
   At(words_, slot).store(Word(TokenGen(token), kDone, status), std::memory_order_release);
-  const uint64_t one = 1;
-  (void)!write(wake_fd_, &one, sizeof(one));
+  file_.Wake();
 }
 
 }  // namespace weft::backends::ucx_plugin

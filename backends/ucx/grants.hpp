@@ -29,6 +29,8 @@
 
 #include <weft/status.h>
 
+#include "backends/ucx/shared_file.hpp"
+
 namespace weft::backends::ucx_plugin {
 
 // What a receiver publishes (inside its CmaIdentity) so that writers can find its table.
@@ -42,19 +44,14 @@ struct GrantIdentity {
 // The receiver's table.
 class GrantTable {
  public:
-  GrantTable() = default;
-  ~GrantTable();
-  GrantTable(const GrantTable&) = delete;
-  GrantTable& operator=(const GrantTable&) = delete;
-
   // Creates the table of `slots` words; false (lending off) when the system refuses.
   bool Open(uint32_t slots);
   bool open() const { return words_ != nullptr; }
   GrantIdentity Identity() const;
   // The eventfd writers signal; -1 when closed.
-  int wake_fd() const { return wake_fd_; }
+  int wake_fd() const { return file_.wake_fd(); }
   // Empties the eventfd's counter (after a wake-up).
-  void DrainWake() const;
+  void DrainWake() const { file_.DrainWake(); }
 
   // Lends a slot: its token (slot index << 48 | gen), or 0 when every slot is out.
   uint64_t Lend();
@@ -66,10 +63,9 @@ class GrantTable {
   void Reclaim(uint64_t token, pid_t writer_pid);
 
  private:
-  uint64_t* words_ = nullptr;
+  OwnFile file_;
+  uint64_t* words_ = nullptr;  // file_'s memory
   uint32_t slots_ = 0;
-  int table_fd_ = -1;
-  int wake_fd_ = -1;
   uint64_t next_gen_ = 1;
   std::vector<uint32_t> free_;
 };
@@ -77,11 +73,6 @@ class GrantTable {
 // A writer's view of one receiver's table.
 class PeerGrants {
  public:
-  PeerGrants() = default;
-  ~PeerGrants();
-  PeerGrants(const PeerGrants&) = delete;
-  PeerGrants& operator=(const PeerGrants&) = delete;
-
   // Maps the table of process `pid`; false (never writes to it) when that is not possible.
   bool Open(pid_t pid, const GrantIdentity& id);
   bool open() const { return words_ != nullptr; }
@@ -92,9 +83,9 @@ class PeerGrants {
   void Complete(uint64_t token, weft_status_t status);
 
  private:
-  uint64_t* words_ = nullptr;
+  PeerFile file_;
+  uint64_t* words_ = nullptr;  // file_'s memory
   uint32_t slots_ = 0;
-  int wake_fd_ = -1;
 };
 
 }  // namespace weft::backends::ucx_plugin
