@@ -13,13 +13,11 @@ start=$(date +%s)
 stamp() { echo "== $1 ($(( $(date +%s) - start )) s)"; }
 
 stamp "sanitizer build"
-# Only what the tests run (the tools are tested; examples and benchmarks are the release
-# build's), with line tables only (-g1): sanitizer reports keep file:line, the build is about
-# a quarter faster on the 2-core CI machine.
+# Line tables only (-g1): sanitizer reports keep file:line, and the build is about a quarter
+# faster on the 2-core CI machine.
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DWEFT_BUILD_EXAMPLES=OFF -DWEFT_BUILD_BENCH=OFF \
   -DWEFT_SANITIZER=address,undefined >/dev/null
 ninja -C build/asan -j"$JOBS"
 stamp "tests"
