@@ -226,6 +226,12 @@ Status Communicator::WaitAll(std::span<std::unique_ptr<Request>> reqs, const OpA
   return first;
 }
 
+Result<bool> Communicator::Test(Request& req) {
+  int32_t done = 0;
+  WEFT_RETURN_IF_ERROR(Check(backend_.table().request_test(req.get(), &done), "test"));
+  return done != 0;
+}
+
 Status Communicator::WaitOne(Request& req, int64_t timeout_ms, const OpArgs& a) {
   const int64_t left = RemainingMs(a.deadline);
   const bool op_deadline_first = timeout_ms < 0 || (left >= 0 && left <= timeout_ms);

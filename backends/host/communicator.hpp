@@ -69,6 +69,9 @@ class Communicator {
   // Waits up to timeout_ms (< 0: until the op's deadline) for one request: kInProgress when
   // that wait elapsed first, kTimeout when the op's deadline passed.
   Status WaitOne(Request& req, int64_t timeout_ms, const OpArgs& a);
+  // One look at `req` without waiting: the plugin progresses (moving what its peers asked for
+  // meanwhile) and says whether the request ended; an error ends it too.
+  Result<bool> Test(Request& req);
 
   // Tag for the next composed operation; every member computes the same sequence.
   int64_t NextInternalTag();

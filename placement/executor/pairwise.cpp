@@ -19,14 +19,14 @@ int64_t ChunkBytes() {
 // The chunks of a box: consecutive runs of its outermost dim of extent > 1, each a contiguous
 // range of the box's row-major order. Both ends derive them from the same global box, so they
 // agree on the count and sizes without talking.
-std::vector<Box> Chunks(const Box& b, int64_t item) {
+std::vector<Box> Chunks(const Box& b, int64_t item, int64_t chunk_bytes = ChunkBytes()) {
   std::vector<Box> out;
   if (b.Empty()) return out;
   int32_t d = 0;
   while (d < b.ndim - 1 && b.shape[d] == 1) ++d;
   const int64_t row = d < b.ndim ? b.Volume() / b.shape[d] : 1;
   const int64_t rows = d < b.ndim ? b.shape[d] : 1;
-  const int64_t per = std::max<int64_t>(1, ChunkBytes() / std::max<int64_t>(1, row * item));
+  const int64_t per = std::max<int64_t>(1, chunk_bytes / std::max<int64_t>(1, row * item));
   for (int64_t r = 0; r < rows; r += per) {
     Box c = b;
     if (d < b.ndim) {
@@ -90,6 +90,29 @@ Result<std::unique_ptr<backends::Communicator::Request>> PostInPlace(
   }
   return is_recv ? comm.PostRecvStrided(at, StridedOf(v, c), peer, tag, args)
                  : comm.PostSendStrided(at, StridedOf(v, c), peer, tag, args);
+}
+
+// Copies the kept block in slices, looking at the exchange between them: a peer's request for
+// this rank's bytes (a push or a read answer, whose copy runs inside that look) is then served
+// within one slice instead of after the whole copy, so the peers' transfers and this copy
+// overlap rather than queue behind one another (S0 -> S1 on 2 ranks: the handshake waited out
+// the whole keep copy on both sides).
+using Requests = std::vector<std::unique_ptr<backends::Communicator::Request>>;
+
+Status CopyKeptWhileProgressing(const TensorView& from, const TensorView& to, const Box& keep,
+                                Requests& recvs, Requests& sends, backends::Communicator& comm) {
+  constexpr int64_t kSliceBytes = int64_t{64} << 10;
+  size_t next = 0;  // the first request (receives, then sends) not yet seen done
+  for (const Box& c : Chunks(keep, from.item, kSliceBytes)) {
+    CopyBox(from, to, c);
+    while (next < recvs.size() + sends.size()) {
+      auto& r = next < recvs.size() ? recvs[next] : sends[next - recvs.size()];
+      WEFT_ASSIGN_OR_RETURN(const bool done, comm.Test(*r));
+      if (!done) break;
+      ++next;
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -168,7 +191,9 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
       sends.push_back(std::move(r));
     }
   }
-  if (keep && !keep->Empty()) CopyBox(from, to, *keep);
+  if (keep && !keep->Empty()) {
+    WEFT_RETURN_IF_ERROR(CopyKeptWhileProgressing(from, to, *keep, recvs, sends, comm));
+  }
   for (size_t i = 0; i < recvs.size(); ++i) {
     WEFT_RETURN_IF_ERROR(comm.WaitOne(*recvs[i], -1, args));
     if (pending[i].staged) Unpack(pending[i].staged, to, pending[i].chunk);
