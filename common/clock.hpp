@@ -49,4 +49,27 @@ inline std::chrono::steady_clock::time_point CoarseNow() {
   return t;
 }
 
+// The deadline `ms` milliseconds from now, for the fast path of every call: a long one (the
+// default timeout is minutes) from the coarse clock plus two of its ticks, which keeps it from
+// coming early (the reading lags by up to about a tick: 5.2 ms measured with 4 ms ticks) and
+// makes it at most a few milliseconds late, a fraction of a percent of ten seconds; a shorter
+// one from steady_clock, exactly.
+inline std::chrono::steady_clock::time_point DeadlineAfter(int64_t ms) {
+  using std::chrono::milliseconds;
+  constexpr int64_t kCoarseFromMs = 10000;
+  static const std::chrono::nanoseconds margin = [] {
+    timespec res{};
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &res) != 0) return std::chrono::nanoseconds(-1);
+    return 2 * (std::chrono::seconds(res.tv_sec) + std::chrono::nanoseconds(res.tv_nsec));
+  }();
+  if (ms >= kCoarseFromMs && margin.count() >= 0 && margin < milliseconds(100) &&
+      coarse_clock_detail::Usable()) {
+    std::chrono::steady_clock::time_point t;
+    if (coarse_clock_detail::Read(&t))
+      return t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(margin) +
+             milliseconds(ms);
+  }
+  return std::chrono::steady_clock::now() + milliseconds(ms);
+}
+
 }  // namespace weft

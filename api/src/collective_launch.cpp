@@ -5,6 +5,7 @@
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
+#include "common/clock.hpp"
 
 namespace weft::api {
 namespace {
@@ -41,7 +42,7 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
   }
   if (ms == 0) ms = ctx.timeout_ms();
   if (ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(ms);
+  return DeadlineAfter(ms);
 }
 
 namespace detail {

@@ -9,6 +9,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/env/launch_env.hpp"
+#include "common/clock.hpp"
 #include "common/log.hpp"
 
 namespace weft::api {
@@ -34,7 +35,7 @@ std::string Identity() {
 
 Clock::time_point Context::Deadline(int64_t ms) const {
   if (ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(ms);
+  return DeadlineAfter(ms);
 }
 
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {

@@ -5,6 +5,7 @@
 
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/request.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -13,10 +14,15 @@ inline bool OnHost(const weft_bk_op_t* a) {
   return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
 }
 
-inline Clock::time_point DeadlineOf(const weft_bk_op_t* a) {
-  if (a == nullptr || a->timeout_ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(a->timeout_ms);
+// The op's deadline from its timeout, counted from now; < 0: none.
+inline Clock::time_point DeadlineIn(int64_t timeout_ms) {
+  if (timeout_ms < 0) return Clock::time_point::max();
+  return DeadlineAfter(timeout_ms);
 }
+
+inline int64_t TimeoutOf(const weft_bk_op_t* a) { return a == nullptr ? -1 : a->timeout_ms; }
+
+inline Clock::time_point DeadlineOf(const weft_bk_op_t* a) { return DeadlineIn(TimeoutOf(a)); }
 
 weft_status_t Send(Comm& c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
                    int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req);

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "backends/ucx/p2p.hpp"
 #include "backends/ucx/wait.hpp"
 #include "common/clock.hpp"
 #include "common/copy.hpp"
@@ -248,12 +249,15 @@ void BoardQueue::Release(BoardEntry* e) {
 void BoardQueue::Free(BoardEntry* e) { spare_.push_back(e); }
 
 weft_status_t BoardQueue::Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e,
-                               Clock::time_point deadline, std::string* why) {
+                               int64_t timeout_ms, std::string* why) {
   // The board alone first, without reading the clock (it costs as much as a poll on a VM).
   for (uint32_t i = 0; i < kBoardOnlyPolls && !e->done; ++i)
     if (Arrived()) Advance();
   WakeSleepers();  // before this member may return or sleep
   if (!e->done) {
+    // The deadline counts from here, a few microseconds after the call began: a clock read
+    // costs a tenth of a call that ends within the polls above (common/clock.hpp).
+    const Clock::time_point deadline = DeadlineIn(timeout_ms);
     weft_status_t result = WEFT_OK;
     PollUntil(st_, lock, Clock::time_point::max(), deadline, [&](Clock::time_point now) {
       Advance();
@@ -319,7 +323,7 @@ class BoardRound final : public Awaited {
 };
 
 weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const void* send,
-                          void* recv, uint64_t bytes, Clock::time_point deadline) {
+                          void* recv, uint64_t bytes, int64_t timeout_ms) {
   State& st = *c.state;
   std::unique_lock<std::mutex> lock(st.mu());
   std::string why;
@@ -329,7 +333,7 @@ weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const
   ++c.collectives;
   BoardQueue& q = *c.board;
   BoardEntry* e = q.Add(red, send, recv, bytes);
-  const weft_status_t s = q.Wait(lock, e, deadline, &why);
+  const weft_status_t s = q.Wait(lock, e, timeout_ms, &why);
   q.Release(e);
   return s == WEFT_OK ? s : st.Fail(s, std::string(name) + ": " + why);
 }
@@ -337,12 +341,12 @@ weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const
 }  // namespace
 
 weft_status_t BoardAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
-                             uint64_t bytes, Clock::time_point deadline) {
-  return RunBlocking(c, "allreduce", &red, send, recv, bytes, deadline);
+                             uint64_t bytes, int64_t timeout_ms) {
+  return RunBlocking(c, "allreduce", &red, send, recv, bytes, timeout_ms);
 }
 
-weft_status_t BoardBarrier(Comm& c, Clock::time_point deadline) {
-  return RunBlocking(c, "barrier", nullptr, nullptr, nullptr, 0, deadline);
+weft_status_t BoardBarrier(Comm& c, int64_t timeout_ms) {
+  return RunBlocking(c, "barrier", nullptr, nullptr, nullptr, 0, timeout_ms);
 }
 
 void BuildBoardAllreduce(Schedule& s, Comm& c, const Reduction& red, const void* send, void* recv,

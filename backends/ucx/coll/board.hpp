@@ -73,9 +73,9 @@ class BoardQueue final : public BoardWaiter {
   // Entries are the queue's (no reference counts on the fast path: a locked instruction right
   // after a publication waits for the slot's cache line, board.hpp).
   void Release(BoardEntry* e);
-  // Runs `e` (just added) to its end or `deadline` (TIMEOUT). Requires `lock` on
-  // State::mu().
-  weft_status_t Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e, Clock::time_point deadline,
+  // Runs `e` (just added) to its end or until timeout_ms (< 0: none) after its first polls
+  // (TIMEOUT). Requires `lock` on State::mu().
+  weft_status_t Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e, int64_t timeout_ms,
                      std::string* why);
 
   // BoardWaiter (State::Sleep): the first call in line can be consumed.
@@ -120,9 +120,10 @@ inline bool OnBoard(const Comm& c, uint64_t bytes) {
 }
 
 // Blocking forms: WEFT_OK, or the failure after State::Fail. They take State::mu() themselves.
+// timeout_ms is the op's (weft_bk_op_t): the clock is read only if the call has to wait.
 weft_status_t BoardAllreduce(Comm& c, const Reduction& red, const void* send, void* recv,
-                             uint64_t bytes, Clock::time_point deadline);
-weft_status_t BoardBarrier(Comm& c, Clock::time_point deadline);
+                             uint64_t bytes, int64_t timeout_ms);
+weft_status_t BoardBarrier(Comm& c, int64_t timeout_ms);
 
 // Request forms: one round that joins the queue when posted and ends when its call did.
 void BuildBoardAllreduce(Schedule& s, Comm& c, const Reduction& red, const void* send, void* recv,

@@ -126,7 +126,7 @@ weft_status_t CollAllreduce(weft_bk_comm_t* comm, const void* send, void* recv, 
   // Members of one host meet on their boards (coll/board.hpp), blocking or not.
   if (bytes != 0 && OnBoard(*comm, bytes)) {
     if (req == nullptr && OnHost(args))
-      return BoardAllreduce(*comm, red, send, recv, bytes, DeadlineOf(args));
+      return BoardAllreduce(*comm, red, send, recv, bytes, TimeoutOf(args));
     return Run(comm, k.name, args, req,
                [&](Schedule& s) { BuildBoardAllreduce(s, *comm, red, send, recv, bytes); });
   }
@@ -278,7 +278,7 @@ weft_status_t CollBroadcast(weft_bk_comm_t* comm, void* buf, uint64_t count, DLD
 
 weft_status_t CollBarrier(weft_bk_comm_t* comm, const weft_bk_op_t* args, weft_bk_request_t** req) {
   if (OnBoard(*comm, 0)) {
-    if (req == nullptr && OnHost(args)) return BoardBarrier(*comm, DeadlineOf(args));
+    if (req == nullptr && OnHost(args)) return BoardBarrier(*comm, TimeoutOf(args));
     return Run(comm, "barrier", args, req, [&](Schedule& s) { BuildBoardBarrier(s, *comm); });
   }
   return Run(comm, "barrier", args, req, [&](Schedule& s) { BuildBarrier(s, *comm); });
