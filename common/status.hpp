@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -32,16 +33,33 @@ enum class Code : int32_t {
 class [[nodiscard]] Status {
  public:
   Status() = default;
-  Status(Code code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(Code code, std::string message) {
+    if (code != Code::kOk) rep_ = std::make_unique<Rep>(Rep{code, std::move(message)});
+  }
+  Status(const Status& o) : rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
+  Status(Status&&) noexcept = default;
+  Status& operator=(const Status& o) {
+    if (this != &o) rep_ = o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr;
+    return *this;
+  }
+  Status& operator=(Status&&) noexcept = default;
 
   static Status Ok() { return {}; }
-  bool ok() const { return code_ == Code::kOk; }
-  Code code() const { return code_; }
-  const std::string& message() const { return message_; }
+  bool ok() const { return rep_ == nullptr; }
+  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  const std::string& message() const {
+    static const std::string kNone;
+    return rep_ ? rep_->message : kNone;
+  }
 
  private:
-  Code code_ = Code::kOk;
-  std::string message_;
+  // One pointer, null when ok: the success path of every call returns Statuses through many
+  // frames, and a code with an inline string is five words to move and destroy at each.
+  struct Rep {
+    Code code;
+    std::string message;
+  };
+  std::unique_ptr<Rep> rep_;
 };
 
 inline Status InvalidArgument(std::string m) { return {Code::kInvalidArgument, std::move(m)}; }

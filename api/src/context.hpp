@@ -54,21 +54,18 @@ class Context {
   // Execute(op, false) without its allocations when no operation is queued or running (the
   // usual case of a blocking call: a small collective's latency is a few microseconds, and a
   // completion object, its lock and condition variable are a tenth of that).
+  // The turn is taken with one compare-and-swap and handed on with one store: the mutex and
+  // the condition variable are touched only when an operation is queued behind this one.
   template <typename Op>
   Status RunNow(Op&& op) {
-    uint64_t ticket = 0;
-    bool idle;
-    {
-      std::lock_guard<std::mutex> lock(exec_mu_);
-      idle = now_serving_ == next_ticket_;
-      if (idle) ticket = next_ticket_++;
-    }
-    if (!idle) return Queued(std::forward<Op>(op));
+    // Idle when no ticket is out: next_ticket_ == now_serving_, and then nobody can move
+    // now_serving_ before this swap takes the ticket.
+    uint64_t ticket = now_serving_.load(std::memory_order_acquire);
+    if (!next_ticket_.compare_exchange_strong(ticket, ticket + 1, std::memory_order_acq_rel))
+      return Queued(std::forward<Op>(op));
     Status s = sticky_error();
     if (s.ok()) s = Explain(op());
-    std::lock_guard<std::mutex> done(exec_mu_);
-    now_serving_ = ticket + 1;
-    exec_cv_.notify_all();
+    EndTurn(ticket);
     return s;
   }
   // The group of all ranks, in rank order.
@@ -122,7 +119,26 @@ class Context {
   // Ordered execution: each operation takes a ticket and runs when its turn comes.
   std::mutex exec_mu_;
   std::condition_variable exec_cv_;
-  uint64_t next_ticket_ = 0, now_serving_ = 0;
+  // Taken (next_ticket_) under exec_mu_ by Execute, or by RunNow's swap when idle; each waiter
+  // for a turn counts itself in turn_waiters_ (under exec_mu_) so that EndTurn notifies only
+  // when someone waits: it stores now_serving_, then reads the count (both sequentially
+  // consistent), so a waiter either sees the new turn or is seen.
+  std::atomic<uint64_t> next_ticket_{0}, now_serving_{0};
+  std::atomic<int32_t> turn_waiters_{0};
+  void EndTurn(uint64_t ticket);
+  // Waits under `lock` (on exec_mu_) until `until` returns true or `deadline`.
+  template <typename Pred>
+  bool WaitTurn(std::unique_lock<std::mutex>& lock, std::chrono::steady_clock::time_point deadline,
+                Pred&& until) {
+    turn_waiters_.fetch_add(1);
+    bool ok = true;
+    if (deadline == std::chrono::steady_clock::time_point::max())
+      exec_cv_.wait(lock, until);
+    else
+      ok = exec_cv_.wait_until(lock, deadline, until);
+    turn_waiters_.fetch_sub(1);
+    return ok;
+  }
   std::deque<std::function<void()>> background_;
   std::thread worker_;
   bool stopping_ = false;

@@ -17,18 +17,16 @@ using Clock = std::chrono::steady_clock;
 Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, bool async) {
   auto work = std::make_shared<WorkState>();
   std::unique_lock<std::mutex> lock(exec_mu_);
-  const uint64_t ticket = next_ticket_++;
+  const uint64_t ticket = next_ticket_.fetch_add(1);
   auto run = [this, op = std::move(op), work, ticket] {
     {
       std::unique_lock<std::mutex> turn(exec_mu_);
-      exec_cv_.wait(turn, [&] { return now_serving_ == ticket; });
+      WaitTurn(turn, Clock::time_point::max(), [&] { return now_serving_.load() == ticket; });
     }
     Status s = sticky_error();
     if (s.ok()) s = Explain(op());
     work->Complete(s);
-    std::lock_guard<std::mutex> done(exec_mu_);
-    now_serving_ = ticket + 1;
-    exec_cv_.notify_all();
+    EndTurn(ticket);
   };
   if (async) {
     if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
@@ -41,6 +39,15 @@ Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, 
   const Status s = work->Wait(0);
   if (!s.ok()) return s;
   return work;
+}
+
+void Context::EndTurn(uint64_t ticket) {
+  now_serving_.store(ticket + 1);
+  if (turn_waiters_.load() == 0) return;
+  // A waiter checks its turn and goes to sleep under exec_mu_: taking it here means none is
+  // between the two when notified.
+  { std::lock_guard<std::mutex> sync(exec_mu_); }
+  exec_cv_.notify_all();
 }
 
 void Context::WorkerLoop() {
@@ -141,8 +148,8 @@ Status Context::Leave() {
   // Wait for every issued operation (inline or background) to finish.
   {
     std::unique_lock<std::mutex> lock(exec_mu_);
-    const uint64_t last = next_ticket_;
-    if (!exec_cv_.wait_until(lock, deadline, [&] { return now_serving_ == last; }))
+    const uint64_t last = next_ticket_.load();
+    if (!WaitTurn(lock, deadline, [&] { return now_serving_.load() == last; }))
       Abort(Status(Code::kTimeout, "weft_context_destroy: pending work passed the deadline"), -1);
   }
   Status result;
