@@ -68,6 +68,43 @@ TEST(Mesh, AsyncWorkCompletesInIssueOrder) {
     for (int i = 0; i < 1000; ++i) EXPECT_EQ(out[k * 1000 + i], (w.size - 1) * 1000 + i + k);
 }
 
+// Blocking calls issued while work is queued wait their turn (the executor's queued path),
+// and work issued after a blocking call runs after it: every rank issues the same sequence,
+// so any reordering pairs different collectives and shows in the values.
+TEST(Mesh, BlockingCallsBetweenQueuedWorkKeepIssueOrder) {
+  World& w = TheWorld();
+  const DLDataType i64{kDLInt, 64, 1};
+  constexpr int kRounds = 40, kAsync = 3;
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<int64_t> in(kAsync), out(kAsync, -1);
+    std::vector<Tensor> ti, to;
+    ti.reserve(kAsync);
+    to.reserve(kAsync);
+    std::vector<weft_work_t*> works(kAsync, nullptr);
+    for (int k = 0; k < kAsync; ++k) {
+      in[k] = (w.rank + 1) * 100 + round * 10 + k;
+      ti.emplace_back(&in[k], 1, i64);
+      to.emplace_back(&out[k], 1, i64);
+    }
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti[0].get(), to[0].get(), WEFT_REDUCE_MAX,
+                                   nullptr, nullptr, &works[0]));
+    int64_t mine = w.rank + round, sum = -1;
+    Tensor tm(&mine, 1, i64), ts(&sum, 1, i64);
+    WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, tm.get(), ts.get(), WEFT_REDUCE_SUM, nullptr,
+                                   nullptr, nullptr));
+    for (int k = 1; k < kAsync; ++k)
+      WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti[k].get(), to[k].get(), WEFT_REDUCE_MAX,
+                                     nullptr, nullptr, &works[k]));
+    if (round % 2 == 0) WEFT_OK_OR_FAIL(weft_barrier(w.ctx, nullptr, 0, nullptr, nullptr, nullptr));
+    for (int k = kAsync - 1; k >= 0; --k) {
+      WEFT_OK_OR_FAIL(weft_work_wait(works[k], -1));
+      WEFT_OK_OR_FAIL(weft_work_release(works[k]));
+    }
+    EXPECT_EQ(sum, int64_t{w.size} * (w.size - 1) / 2 + int64_t{w.size} * round) << round;
+    for (int k = 0; k < kAsync; ++k) EXPECT_EQ(out[k], w.size * 100 + round * 10 + k) << round;
+  }
+}
+
 TEST(Mesh, ContextReportsItself) {
   World& w = TheWorld();
   char name[32];
