@@ -181,6 +181,10 @@ Status Context::LoadBackend(const weft_context_options_t* opts) {
 
 Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks,
                                                Clock::time_point deadline) {
+  // The world's calls pass world_ranks_ itself: no lock, no comparison.
+  if (&ranks == &world_ranks_) {
+    if (backends::Communicator* c = world_comm_.load(std::memory_order_acquire)) return c;
+  }
   {
     std::lock_guard<std::mutex> lock(comms_mu_);
     if (last_comm_ != nullptr && ranks == last_group_) return last_comm_;
@@ -201,6 +205,7 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
   if (it != comms_.end()) {
     last_group_ = ranks;
     last_comm_ = it->second.get();
+    if (ranks == world_ranks_) world_comm_.store(last_comm_, std::memory_order_release);
     return last_comm_;
   }
   int64_t ms = -1;
@@ -218,6 +223,7 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
   comms_.emplace(key, std::move(comm));
   last_group_ = ranks;
   last_comm_ = out;
+  if (ranks == world_ranks_) world_comm_.store(out, std::memory_order_release);
   return out;
 }
 

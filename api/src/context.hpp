@@ -115,6 +115,8 @@ class Context {
   // and building the key (a hash printed in hex) costs more than an 8-byte all-reduce.
   std::vector<int32_t> last_group_;
   backends::Communicator* last_comm_ = nullptr;
+  // The world's communicator once created (communicators live until teardown).
+  std::atomic<backends::Communicator*> world_comm_{nullptr};
 
   // Ordered execution: each operation takes a ticket and runs when its turn comes.
   std::mutex exec_mu_;

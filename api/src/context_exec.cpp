@@ -161,6 +161,7 @@ Status Context::Leave() {
     if (!result.ok() && !sticky_error().ok()) result = sticky_error();
   }
   last_comm_ = nullptr;
+  world_comm_.store(nullptr);
   comms_.clear();
   ReleaseBackend();
   if (store_) {
@@ -186,6 +187,7 @@ Context::~Context() {
   if (worker_.joinable()) worker_.join();
   plan_cache_.reset();  // before the communicators its plans were made for
   last_comm_ = nullptr;
+  world_comm_.store(nullptr);
   comms_.clear();
   ReleaseBackend();
   if (store_) store_->Close();
