@@ -69,7 +69,9 @@ typedef struct weft_placement {
  *    handle for weft_work_wait / weft_work_test / weft_work_release, and the buffers must stay
  *    valid until the work completes (Weft copies the DLTensor descriptors during the call).
  * timeout_ms is the operation's deadline from the call: 0 takes the context default, a
- * negative value means no deadline. Passing it gives WEFT_ERR_TIMEOUT. */
+ * negative value means no deadline. Passing it gives WEFT_ERR_TIMEOUT; never before the
+ * deadline, and for deadlines of 10 s or more up to a few milliseconds after it (they are read
+ * from the coarse clock, which spares a small collective a tenth of its latency). */
 typedef struct weft_call_options {
   uint32_t struct_size;
   uint32_t reserved;
