@@ -51,9 +51,9 @@ inline std::chrono::steady_clock::time_point CoarseNow() {
 
 // The deadline `ms` milliseconds from now, for the fast path of every call: a long one (the
 // default timeout is minutes) from the coarse clock plus two of its ticks, which keeps it from
-// coming early (the reading lags by up to about a tick: 5.2 ms measured with 4 ms ticks) and
-// makes it at most a few milliseconds late, a fraction of a percent of ten seconds; a shorter
-// one from steady_clock, exactly.
+// coming early as long as the reading lags by less than that (about a tick is usual: 5.2 ms
+// was the most measured with 4 ms ticks) and makes it at most a few milliseconds late, a
+// fraction of a percent of ten seconds; a shorter one from steady_clock, exactly.
 inline std::chrono::steady_clock::time_point DeadlineAfter(int64_t ms) {
   using std::chrono::milliseconds;
   constexpr int64_t kCoarseFromMs = 10000;

@@ -54,18 +54,20 @@ class Context {
   // Execute(op, false) without its allocations when no operation is queued or running (the
   // usual case of a blocking call: a small collective's latency is a few microseconds, and a
   // completion object, its lock and condition variable are a tenth of that).
-  // The turn is taken with one compare-and-swap and handed on with one store: the mutex and
-  // the condition variable are touched only when an operation is queued behind this one.
+  // The turn is taken with one compare-and-swap and handed on with one atomic add: the mutex
+  // and the condition variable are touched only when an operation waits for its turn.
   template <typename Op>
   Status RunNow(Op&& op) {
-    // Idle when no ticket is out: next_ticket_ == now_serving_, and then nobody can move
-    // now_serving_ before this swap takes the ticket.
-    uint64_t ticket = now_serving_.load(std::memory_order_acquire);
-    if (!next_ticket_.compare_exchange_strong(ticket, ticket + 1, std::memory_order_acq_rel))
+    // Idle when no ticket is out (next == serving): then nobody can move the turn before this
+    // swap takes the ticket, and a stale reading only sends the call down the queued path.
+    const uint64_t serving = turn_.load(std::memory_order_acquire) >> kWaiterBits;
+    uint64_t ticket = next_ticket_.load(std::memory_order_relaxed);
+    if ((ticket & kTicketMask) != serving ||
+        !next_ticket_.compare_exchange_strong(ticket, ticket + 1, std::memory_order_acq_rel))
       return Queued(std::forward<Op>(op));
     Status s = sticky_error();
     if (s.ok()) s = Explain(op());
-    EndTurn(ticket);
+    EndTurn();
     return s;
   }
   // The group of all ranks, in rank order.
@@ -121,24 +123,30 @@ class Context {
   // Ordered execution: each operation takes a ticket and runs when its turn comes.
   std::mutex exec_mu_;
   std::condition_variable exec_cv_;
-  // Taken (next_ticket_) under exec_mu_ by Execute, or by RunNow's swap when idle; each waiter
-  // for a turn counts itself in turn_waiters_ (under exec_mu_) so that EndTurn notifies only
-  // when someone waits: it stores now_serving_, then reads the count (both sequentially
-  // consistent), so a waiter either sees the new turn or is seen.
-  std::atomic<uint64_t> next_ticket_{0}, now_serving_{0};
-  std::atomic<int32_t> turn_waiters_{0};
-  void EndTurn(uint64_t ticket);
+  // Tickets come from next_ticket_ (Execute under exec_mu_, or RunNow's swap when idle).
+  // turn_ holds the ticket now served (its low 48 bits) above the number of threads waiting
+  // for a turn (16 bits). One word, so that EndTurn hands the turn on and learns whether to
+  // notify in one atomic step: a waiter counts itself (under exec_mu_) before it looks at the
+  // turn, so either it sees the new turn or EndTurn sees it. And since nothing follows that
+  // step when nobody waits, a thread returning from its call never touches a context that
+  // another thread's weft_context_destroy (Leave waits for the turn) has freed meanwhile; when
+  // someone waits, EndTurn notifies under the mutex, which the waiter needs to go on.
+  static constexpr int kWaiterBits = 16;
+  static constexpr uint64_t kTicketMask = (uint64_t{1} << (64 - kWaiterBits)) - 1;
+  std::atomic<uint64_t> next_ticket_{0}, turn_{0};
+  uint64_t Serving() const { return turn_.load() >> kWaiterBits; }
+  void EndTurn();
   // Waits under `lock` (on exec_mu_) until `until` returns true or `deadline`.
   template <typename Pred>
   bool WaitTurn(std::unique_lock<std::mutex>& lock, std::chrono::steady_clock::time_point deadline,
                 Pred&& until) {
-    turn_waiters_.fetch_add(1);
+    turn_.fetch_add(1);
     bool ok = true;
     if (deadline == std::chrono::steady_clock::time_point::max())
       exec_cv_.wait(lock, until);
     else
       ok = exec_cv_.wait_until(lock, deadline, until);
-    turn_waiters_.fetch_sub(1);
+    turn_.fetch_sub(1);
     return ok;
   }
   std::deque<std::function<void()>> background_;

@@ -21,12 +21,12 @@ Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, 
   auto run = [this, op = std::move(op), work, ticket] {
     {
       std::unique_lock<std::mutex> turn(exec_mu_);
-      WaitTurn(turn, Clock::time_point::max(), [&] { return now_serving_.load() == ticket; });
+      WaitTurn(turn, Clock::time_point::max(), [&] { return Serving() == (ticket & kTicketMask); });
     }
     Status s = sticky_error();
     if (s.ok()) s = Explain(op());
     work->Complete(s);
-    EndTurn(ticket);
+    EndTurn();
   };
   if (async) {
     if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
@@ -41,12 +41,14 @@ Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, 
   return work;
 }
 
-void Context::EndTurn(uint64_t ticket) {
-  now_serving_.store(ticket + 1);
-  if (turn_waiters_.load() == 0) return;
-  // A waiter checks its turn and goes to sleep under exec_mu_: taking it here means none is
-  // between the two when notified.
-  { std::lock_guard<std::mutex> sync(exec_mu_); }
+void Context::EndTurn() {
+  // Only the holder of the turn ends it: the add moves the served ticket on by one (wrapping
+  // with it at 2^48) and leaves the waiter count as it is.
+  const uint64_t before = turn_.fetch_add(uint64_t{1} << kWaiterBits, std::memory_order_acq_rel);
+  if ((before & ((uint64_t{1} << kWaiterBits) - 1)) == 0) return;
+  // Under the mutex: a waiter checks its turn and sleeps holding it, so none is in between;
+  // and Leave, one of the waiters, cannot return before this thread lets go of it.
+  std::lock_guard<std::mutex> sync(exec_mu_);
   exec_cv_.notify_all();
 }
 
@@ -148,8 +150,10 @@ Status Context::Leave() {
   // Wait for every issued operation (inline or background) to finish.
   {
     std::unique_lock<std::mutex> lock(exec_mu_);
-    const uint64_t last = next_ticket_.load();
-    if (!WaitTurn(lock, deadline, [&] { return now_serving_.load() == last; }))
+    // Reached or passed (tickets taken after this read end later still).
+    const uint64_t last = next_ticket_.load() & kTicketMask;
+    if (!WaitTurn(lock, deadline,
+                  [&] { return ((Serving() - last) & kTicketMask) < (kTicketMask >> 1); }))
       Abort(Status(Code::kTimeout, "weft_context_destroy: pending work passed the deadline"), -1);
   }
   Status result;
