@@ -34,31 +34,41 @@ class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Code code, std::string message) {
-    if (code != Code::kOk) rep_ = std::make_unique<Rep>(Rep{code, std::move(message)});
+    if (code == Code::kOk) return;
+    if (message.empty())
+      bare_ = code;  // no allocation (kInProgress from a poll, say)
+    else
+      rep_ = std::make_unique<Rep>(Rep{code, std::move(message)});
   }
-  Status(const Status& o) : rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
+  Status(const Status& o)
+      : bare_(o.bare_), rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
   Status(Status&&) noexcept = default;
   Status& operator=(const Status& o) {
-    if (this != &o) rep_ = o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr;
+    if (this != &o) {
+      bare_ = o.bare_;
+      rep_ = o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr;
+    }
     return *this;
   }
   Status& operator=(Status&&) noexcept = default;
 
   static Status Ok() { return {}; }
-  bool ok() const { return rep_ == nullptr; }
-  Code code() const { return rep_ ? rep_->code : Code::kOk; }
+  bool ok() const { return bare_ == Code::kOk && rep_ == nullptr; }
+  Code code() const { return rep_ ? rep_->code : bare_; }
   const std::string& message() const {
     static const std::string kNone;
     return rep_ ? rep_->message : kNone;
   }
 
  private:
-  // One pointer, null when ok: the success path of every call returns Statuses through many
-  // frames, and a code with an inline string is five words to move and destroy at each.
+  // Two words, both empty when ok: the success path of every call returns Statuses through
+  // many frames, and a code with an inline string is five words to move and destroy at each.
+  // A code without a message needs no allocation either.
   struct Rep {
     Code code;
     std::string message;
   };
+  Code bare_ = Code::kOk;
   std::unique_ptr<Rep> rep_;
 };
 
