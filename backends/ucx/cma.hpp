@@ -33,12 +33,16 @@
 #include "backends/ucx/board.hpp"
 #include "backends/ucx/grants.hpp"
 #include "backends/ucx/layout.hpp"
+#include "backends/ucx/pipes.hpp"
 
 namespace weft::backends::ucx_plugin {
 
 inline constexpr uint64_t kDescriptorMagic = 0x57656674434d4131ull;  // "WeftCMA1"
 // A descriptor from a sender that has mapped the receiver's grant table (it can push).
 inline constexpr uint64_t kWritableMagic = 0x57656674434d4157ull;  // "WeftCMAW"
+// A descriptor whose bytes also flow through a pipe of the sender's (pipes.hpp): `grant` is
+// the channel's token. A receiver that cannot map the sender's pipes reads it like any other.
+inline constexpr uint64_t kPipeMagic = 0x5765667450495045ull;  // "WeftPIPE"
 // A receiver's answer asking the sender to write into the described buffer.
 inline constexpr uint64_t kPushMagic = 0x5765667450555348ull;  // "WeftPUSH"
 
@@ -72,6 +76,7 @@ struct CmaIdentity {
   char host[96] = {};      // boot id + PID namespace: equal means process_vm_readv can reach
   GrantIdentity grants;    // where writers find this rank's grant table (slots 0: none)
   BoardIdentity board;     // where the ranks of its host find its board (areas 0: none)
+  PipeIdentity pipes;      // where they find its pipes (channels 0: none)
 };
 
 // This process's identity; `threshold` 0 when cma is disabled (WEFT_UCX_CMA=0), the kernel

@@ -101,14 +101,9 @@ weft_status_t NewRequest(Comm& c, uint64_t count, DLDataType t, int32_t peer, in
 
 namespace {
 
-// A single-copy send: wait for the receiver's answer (the request UCX owns: an Ack, or a
-// push request, landing in r->desc), then tell the receiver where the bytes are.
-void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
-                 const Layout& layout) {
+// The receive of a single-copy receiver's answer (an Ack or a push request, into r->desc).
+void PostAckReceive(Request* r, uint64_t ack_tag) {
   State& st = *r->state;
-  r->cma_send = true;
-  r->user_buf = const_cast<void*>(buf);  // a push writes from here
-  r->layout = layout;
   ucp_request_param_t p = Params(r);
   p.op_attr_mask |= UCP_OP_ATTR_FLAG_NO_IMM_CMPL | UCP_OP_ATTR_FIELD_RECV_INFO;
   ucp_tag_recv_info_t info{};
@@ -120,20 +115,43 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
     r->ucx = h;
     st.Track(r);
   }
+}
+
+// A single-copy send: wait for the receiver's answer (the request UCX owns: an Ack, or a
+// push request, landing in r->desc), then tell the receiver where the bytes are.
+// `pipe`: a channel's token (State::PipeFor) when the bytes also flow through a pipe.
+void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, uint64_t ack_tag,
+                 const Layout& layout, uint64_t pipe) {
+  State& st = *r->state;
+  r->cma_send = true;
+  r->pipe = pipe;  // held from here: whatever ends the op lets go of it (Request::Finish)
+  r->user_buf = const_cast<void*>(buf);  // a push writes from here
+  r->layout = layout;
+  // Through a pipe the receiver's outcome comes back in the channel (pipes.hpp), not as an Ack.
+  if (pipe == 0) PostAckReceive(r, ack_tag);
+  if (r->done) return;
   auto d = std::make_unique<Descriptor>();
   // Writable: we mapped the receiver's grant table, so it may hand us its buffer instead.
   if (st.peer(r->peer_rank).grants != nullptr) d->magic = kWritableMagic;
+  if (pipe != 0) {
+    d->magic = kPipeMagic;
+    d->grant = pipe;
+  }
   d->address = reinterpret_cast<uint64_t>(buf);
   d->length = r->bytes;
   d->pid = getpid();
   d->sender_rank = st.rank();
   d->layout = layout;
-  const size_t bytes = layout.ndim == 0 ? kShortDescriptorBytes : sizeof(Descriptor);
+  const size_t bytes = layout.ndim == 0 && pipe == 0 ? kShortDescriptorBytes : sizeof(Descriptor);
   const ucs_status_t sent = SendOwned(ep, std::move(d), wire_tag, bytes);
-  if (sent == UCS_OK) return;
+  if (sent == UCS_OK) {
+    // The descriptor first, so the receiver can attach while we copy.
+    if (r->pipe != 0) st.StartPipeSend(r);
+    return;
+  }
   std::string msg;
   const weft_status_t s = MapFailure(*r, sent, &msg);
-  r->Cancel(s, msg);  // withdraws the ack receive
+  r->Cancel(s, msg);  // withdraws the ack receive, lets go of the pipe
 }
 
 }  // namespace
@@ -152,10 +170,13 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
   // the rows as they lie down to 1 KiB; below that, the writer's per-piece cost wins again
   // (256 KiB: 1 KiB rows 32 us written vs 39 us packed and read; 512 B rows 43 vs 35 us).
   const uint64_t pack_below = peer.grants != nullptr ? kPackRunsBelowWritable : kPackRunsBelow;
-  const bool pack =
-      strided != nullptr && strided->ndim != 0 && (!single_copy || strided->run < pack_below);
+  // Through a pipe (pipes.hpp) the rows are packed into the ring as they lie.
+  const uint64_t pipe = single_copy ? r->state->PipeFor(r) : 0;
+  const bool pack = strided != nullptr && strided->ndim != 0 && pipe == 0 &&
+                    (!single_copy || strided->run < pack_below);
   if (single_copy && !pack)
-    return PostCmaSend(r, ep, buf, wire_tag, ack_tag, strided ? *strided : Contiguous(r->bytes));
+    return PostCmaSend(r, ep, buf, wire_tag, ack_tag, strided ? *strided : Contiguous(r->bytes),
+                       pipe);
   if (pack) {
     // Small, or a peer without single copy: the bytes leave packed, from a buffer the request
     // keeps until UCX is done with it.
@@ -163,7 +184,7 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
     PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
     buf = packed->data.get();
     r->keep_alive = std::move(packed);
-    if (single_copy) return PostCmaSend(r, ep, buf, wire_tag, ack_tag, Contiguous(r->bytes));
+    if (single_copy) return PostCmaSend(r, ep, buf, wire_tag, ack_tag, Contiguous(r->bytes), 0);
   }
   ucp_request_param_t p = Params(r);
   p.cb.send = &OnSendDone;

@@ -47,6 +47,7 @@ void Request::Reset() {
   called_back = freed = false;
   cma_send = cma_recv = bounced = in_transfer_queue = false;
   loan = 0;  // an idle request has none (Finish took it back)
+  pipe = pipe_pos = 0;
   user_buf = nullptr;
   ack_tag = 0;
   staged = nullptr;
@@ -68,6 +69,8 @@ void Request::Cancel(weft_status_t s, const std::string& msg) {
 }
 
 void Request::Release() {
+  // A receive attached to a pipe lets go of it (and answers the sender) before it goes.
+  if (pipe != 0 && !done) Finish(WEFT_ERR_ABORTED, Name() + ": freed while pending");
   if (in_transfer_queue) {  // the sender waits for an ack: State::Progress sends it, then deletes
     freed = true;
     if (!done) Finish(WEFT_ERR_ABORTED, Name() + ": freed while pending");
@@ -133,7 +136,7 @@ bool IsDescriptor(const Request& r, const void* buf, uint64_t length) {
   if (r.state->peer(r.peer_rank).cma_bytes == 0) return false;
   Descriptor d;
   std::memcpy(static_cast<void*>(&d), buf, kShortDescriptorBytes);
-  return (d.magic == kDescriptorMagic || d.magic == kWritableMagic) &&
+  return (d.magic == kDescriptorMagic || d.magic == kWritableMagic || d.magic == kPipeMagic) &&
          d.sender_rank == r.peer_rank && d.pid == r.state->peer(r.peer_rank).pid;
 }
 

@@ -60,6 +60,11 @@ struct Request {
   // A receive whose buffer is lent to the sender (grants.hpp): the loan's token, taken back
   // (State::EndLoan) whenever the op ends, so nothing is written into the buffer after that.
   uint64_t loan = 0;
+  // A message through a pipe (pipes.hpp): the channel's token while the sender fills it or
+  // the receiver is attached to it (State::EndPipe lets go whenever the op ends), and how far
+  // this side got (bytes produced or consumed).
+  uint64_t pipe = 0;
+  uint64_t pipe_pos = 0;
   Descriptor desc;
   Ack ack;
   bool done = false;  // the op's result is final
@@ -77,6 +82,7 @@ struct Request {
     status = s;
     message = std::move(msg);
     if (loan != 0) state->EndLoan(this);
+    if (pipe != 0) state->EndPipe(this);
   }
   // Makes an idle request (done, and UCX let go of it) ready for its next message, keeping
   // its state, peer, deadline, name and keep_alive.

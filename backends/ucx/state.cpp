@@ -99,6 +99,8 @@ weft_status_t State::Open() {
     cma_.grants = grants_.Identity();
   // The board likewise needs the peers of this host to reach this process (pidfd_getfd).
   if (cma_.threshold != 0 && tuning_.board != 0 && board_.Open()) cma_.board = board_.Identity();
+  if (cma_.threshold != 0 && tuning_.pipe_bytes != 0 && pipes_.Open())
+    cma_.pipes = pipes_.Identity();
   const char* id = reinterpret_cast<const char*>(&cma_);
   const char* p = reinterpret_cast<const char*>(addr);
   address_.assign(id, id + sizeof(cma_));
@@ -195,6 +197,11 @@ weft_status_t State::Connect(int32_t rank, const std::vector<char>& address) {
     auto b = std::make_unique<PeerBoard>();
     if (b->Open(static_cast<pid_t>(theirs.pid), theirs.board)) p.board = std::move(b);
   }
+  if (p.cma_bytes != 0 && theirs.pipes.channels != 0 && pipes_.open()) {
+    auto q = std::make_unique<PeerPipes>();
+    if (q->Open(static_cast<pid_t>(theirs.pid), theirs.pipes, args_.world_rank))
+      p.pipes = std::move(q);
+  }
   ucp_ep_params_t ep{};
   ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                   UCP_EP_PARAM_FIELD_ERR_HANDLER;
@@ -266,6 +273,7 @@ void State::Progress() {
     for (Request* r : now) TransferQueued(r);
   }
   if (!loans_.empty()) CheckLoans();
+  if (!pipe_sends_.empty() || !pipe_recvs_.empty()) AdvancePipes();
   // Backwards: a queue that empties leaves the list (its place taken by the last one, which
   // was already visited).
   for (size_t i = watchers_.size(); i-- > 0;)
@@ -346,6 +354,11 @@ void State::LogOnce(bool* logged, const std::string& line) const {
 void State::ReadQueued(Request* r) {
   r->in_transfer_queue = false;
   weft_status_t s = r->status;
+  if (r->desc.magic == kPipeMagic) {  // answered through the pipe, not with an Ack
+    AnswerPipe(r);
+    if (r->freed) delete static_cast<weft_bk_request*>(r);
+    return;
+  }
   if (!r->done) {         // not cancelled, failed or aborted meanwhile
     if (Lend(r)) return;  // the sender writes; CheckLoans ends the receive
     std::string why;
@@ -500,6 +513,7 @@ void State::HandlePeerFailures() {
       used = true;
       r->Finish(WEFT_ERR_PEER_FAILURE, r->Name() + ": " + text);
     }
+    if (FailPipes(p->rank, WEFT_ERR_PEER_FAILURE, text)) used = true;
     // A peer that finished and destroyed its worker looks the same as one that died; only a
     // failure that hit an operation is reported as the context's asynchronous error.
     if (used) RecordFailure(WEFT_ERR_PEER_FAILURE, p->rank);
@@ -524,6 +538,7 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
       if (!r->done) r->Finish(abort_status_, r->Name() + ": " + reason);
     for (Request* r : std::vector<Request*>(loans_))
       r->Finish(abort_status_, r->Name() + ": " + reason);
+    FailPipes(-1, abort_status_, reason);
     // Close every connection (SPEC §10): peers waiting on this rank see its endpoints go and
     // fail too, instead of waiting for their deadline. Sends still queued complete with errors.
     for (auto& p : peers_) ClosePeer(*p, true, nullptr);

@@ -45,8 +45,12 @@ struct Peer {
   std::unique_ptr<PeerGrants> grants;
   // This peer's board, mapped, when it shares our host and has one (board.hpp); null otherwise.
   std::unique_ptr<PeerBoard> board;
+  // This peer's pipes, mapped (pipes.hpp): it sends to us through them, and we wake it
+  // through its file when we send through ours; null when it has none or we cannot map them.
+  std::unique_ptr<PeerPipes> pipes;
   bool pushed = false;           // we wrote a message into this peer's buffer (logged once)
   bool lent = false;             // we lent this peer a buffer to write into (logged once)
+  bool piped = false;            // we sent this peer a message through a pipe (logged once)
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;
@@ -103,6 +107,16 @@ class State {
   void QueueTransfer(Request* r);
   // Takes back the buffer a receive lent to its sender (Request::Finish calls it).
   void EndLoan(Request* r);
+  // Pipes (pipes.hpp, state_pipes.cpp). A single-copy send to `r`'s peer goes through a pipe
+  // when this returns a channel's token (0: not this one); the caller puts it into the
+  // descriptor and sets r->pipe; once the descriptor left, StartPipeSend copies what fits.
+  uint64_t PipeFor(Request* r);
+  void StartPipeSend(Request* r);
+  // A receive whose descriptor names a pipe: attaches and takes what arrived, or answers
+  // through the channel when it ended already (refused, cancelled, failed).
+  void AnswerPipe(Request* r);
+  // Lets go of `r`'s channel (Request::Finish calls it); a receiver answers the sender.
+  void EndPipe(Request* r);
   // Memory for packing a strided message, reused across messages (fresh pages would fault).
   std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
@@ -145,6 +159,12 @@ class State {
   bool Lend(Request* r);
   // Ends the receives whose writer reported its outcome.
   void CheckLoans();
+  // Fills the pipes this rank sends through and drains those it receives from.
+  void AdvancePipes();
+  // Whether AdvancePipes has something to do now (a sleeper's last look).
+  bool PipesReady() const;
+  // Ends the pipe ops with `rank` (every one when < 0); whether there were any.
+  bool FailPipes(int32_t rank, weft_status_t status, const std::string& why);
   void CloseEndpoints();
   // Starts closing the endpoint of `p` (force: do not flush); a pending close goes to
   // *closing when given, else is released at once.
@@ -182,6 +202,10 @@ class State {
   // The shared-memory board for small collectives, and the waits on boards in progress.
   Board board_;
   std::vector<BoardWaiter*> watchers_;
+  // This rank's pipes, the sends still filling one and the receives attached to one.
+  PipeFile pipes_;
+  std::vector<Request*> pipe_sends_;
+  std::vector<Request*> pipe_recvs_;
   std::vector<std::shared_ptr<BoardWaiter>> orphans_;
 
   bool aborted_ = false;

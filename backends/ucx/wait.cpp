@@ -63,13 +63,31 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
   // The third: writers signal it when they finished a message written into a lent buffer
   // (grants.hpp); -1 (ignored by poll) when this rank lends nothing. The fourth: publishers on
   // a board this rank waits for.
-  pollfd fds[4] = {{worker_fd_, POLLIN, 0},
+  // Pipes likewise: the other side wakes this rank after moving a counter only once it says
+  // it sleeps (pipes.hpp).
+  const bool piping = !pipe_sends_.empty() || !pipe_recvs_.empty();
+  if (piping) {
+    pipes_.SetSleeping(true);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (PipesReady()) {
+      pipes_.SetSleeping(false);
+      if (watching) board_.SetSleeping(false);
+      return;
+    }
+  }
+  // The fifth: the other side of a pipe.
+  pollfd fds[5] = {{worker_fd_, POLLIN, 0},
                    {wake_fd_, POLLIN, 0},
                    {grants_.wake_fd(), POLLIN, 0},
-                   {watching ? board_.wake_fd() : -1, POLLIN, 0}};
+                   {watching ? board_.wake_fd() : -1, POLLIN, 0},
+                   {piping ? pipes_.wake_fd() : -1, POLLIN, 0}};
   lock.unlock();
-  (void)poll(fds, 4, std::max(timeout_ms, 0));
+  (void)poll(fds, 5, std::max(timeout_ms, 0));
   lock.lock();
+  if (piping) {
+    pipes_.SetSleeping(false);
+    if (fds[4].revents & POLLIN) pipes_.DrainWake();
+  }
   // The abort eventfd is never drained: an abort stays signalled, so no later sleep blocks.
   // The writers' one is: the caller's next poll checks every loan (State::CheckLoans), and a
   // write that ends after that signals again. The board's likewise: the caller looks again.

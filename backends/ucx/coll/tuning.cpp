@@ -51,6 +51,7 @@ Tuning ReadTuning(const weft_bk_host_api_t* host) {
   ReadSize(host, "WEFT_UCX_PUSH_SLOTS", 0, &t.push_slots);
   t.push_slots = std::min<uint64_t>(t.push_slots, 65536);
   ReadSize(host, "WEFT_UCX_BOARD", 0, &t.board);
+  ReadSize(host, "WEFT_UCX_PIPE_BYTES", 0, &t.pipe_bytes);
   uint64_t spin = 0;
   if (std::getenv("WEFT_UCX_SPIN_US") != nullptr) {
     ReadSize(host, "WEFT_UCX_SPIN_US", 0, &spin);

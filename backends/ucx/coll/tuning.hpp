@@ -30,6 +30,10 @@ struct Tuning {
   // Receive buffers a rank may have lent to single-copy senders at once, so that a strided
   // sender writes into them instead of being read (grants.hpp); 0 turns lending off.
   uint64_t push_slots = 4096;  // WEFT_UCX_PUSH_SLOTS (at most 65536)
+  // Single-copy-sized messages up to this many bytes between ranks of one host go through a
+  // pipe instead (pipes.hpp: two memcpys that overlap); 0 turns pipes off. Larger than the
+  // pipe's ring only with a CPU per rank.
+  uint64_t pipe_bytes = 4 << 20;  // WEFT_UCX_PIPE_BYTES
   // How long a waiter polls before it sleeps on the worker's event fd, in microseconds; < 0:
   // chosen from the ranks per host and the CPUs this process may run on (SpinMicroseconds).
   int64_t spin_us = -1;  // WEFT_UCX_SPIN_US

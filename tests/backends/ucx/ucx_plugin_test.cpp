@@ -46,6 +46,18 @@ void ExpectAllOk(const std::vector<std::string>& results) {
   for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
 }
 
+// Sets an environment variable for the ranks forked while it lives.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+  const char* name;
+};
+
+// Single copy itself: messages that would take a pipe (backends/ucx/pipes.hpp) do not.
+struct NoPipes : ScopedEnv {
+  NoPipes() : ScopedEnv("WEFT_UCX_PIPE_BYTES", "0") {}
+};
+
 // The table: every collective is the plugin's own; no group calls.
 TEST(UcxPlugin, TableHasEveryCollective) {
   ExpectAllOk(RunRanks(1, [](Rank& r) -> std::string {
@@ -324,7 +336,7 @@ TEST(UcxPlugin, KilledPeerFailsThePendingReceive) {
 // receiver reads the sender's buffer. Messages on one tag keep their order across the size
 // classes; a raw message into a receive that expects a descriptor is a size error; a sender
 // that dies before its message was read fails the receive with PEER_FAILURE naming it.
-TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
+void SingleCopyOrderAndFailures() {
   const auto results = RunRanks(2, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);
@@ -381,6 +393,15 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
   EXPECT_EQ(results[0], "killed by signal 9");
   EXPECT_EQ(results[1], "");
 }
+
+TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
+  NoPipes off;
+  SingleCopyOrderAndFailures();
+}
+
+// The same through pipes (backends/ucx/pipes.hpp; the 3 MiB message and the dying sender's
+// 1 MiB one larger than a pipe's ring).
+TEST(UcxPlugin, PipedMessagesKeepOrderAndReportFailures) { SingleCopyOrderAndFailures(); }
 
 // Strided point-to-point (ABI 1.1): a block of rows of one matrix into a block of columns of
 // another, strided on either side or both, at sizes read in place by the receiver (single
@@ -455,6 +476,10 @@ std::string StridedExchange(Rank& r) {
 
 TEST(UcxPlugin, StridedPointToPointWithAndWithoutSingleCopy) {
   ExpectAllOk(RunRanks(2, StridedExchange));
+  {
+    NoPipes off;
+    ExpectAllOk(RunRanks(2, StridedExchange));
+  }
   setenv("WEFT_UCX_CMA_BYTES", "0", 1);
   ExpectAllOk(RunRanks(2, StridedExchange));
   unsetenv("WEFT_UCX_CMA_BYTES");
@@ -464,6 +489,7 @@ TEST(UcxPlugin, StridedPointToPointWithAndWithoutSingleCopy) {
 // a scratch page-aligned like the source (cma.hpp, Bounce): sizes around its 128 KiB pieces,
 // each landing exactly, the bytes around the receive untouched.
 TEST(UcxPlugin, SkewedSingleCopyReadsLandExactly) {
+  NoPipes off;
   ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op();
@@ -575,6 +601,7 @@ std::string PushCases(Rank& r, bool expect_push) {
 }
 
 TEST(UcxPlugin, PushedMessagesLandExactlyWhereTheReceiverWantsThem) {
+  NoPipes off;
   ExpectAllOk(RunRanks(2, [](Rank& r) { return PushCases(r, true); }));
   // One loan at a time: the messages behind it are read.
   setenv("WEFT_UCX_PUSH_SLOTS", "1", 1);
@@ -590,6 +617,7 @@ const Rows kPushed{256, 256, 512};
 // A receive that ends (its deadline) while its buffer is lent takes the loan back: the sender,
 // which only gets to it later, must not write, and fails instead.
 TEST(UcxPlugin, ALentBufferIsNeverWrittenAfterTheReceiveEnded) {
+  NoPipes off;
   ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op();
@@ -629,6 +657,7 @@ TEST(UcxPlugin, ALentBufferIsNeverWrittenAfterTheReceiveEnded) {
 
 // A writer that dies before it writes fails the lent receive with PEER_FAILURE naming it.
 TEST(UcxPlugin, AWriterKilledBeforeWritingFailsTheLentReceive) {
+  NoPipes off;
   const auto results = RunRanks(2, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);
@@ -661,6 +690,7 @@ TEST(UcxPlugin, AWriterKilledBeforeWritingFailsTheLentReceive) {
 
 // A receiver that dies after lending its buffer: the writer's send fails with PEER_FAILURE.
 TEST(UcxPlugin, AReceiverKilledAfterLendingFailsTheWriter) {
+  NoPipes off;
   const auto results = RunRanks(2, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     const weft_bk_op_t op = r.Op(15000);

@@ -1,0 +1,153 @@
+// The State's side of pipes (pipes.hpp): which messages take one, filling and draining them
+// during progress, the receiver's answers, and letting go of channels whenever an op ends.
+#include <atomic>
+#include <string>
+
+#include "backends/ucx/request.hpp"
+#include "backends/ucx/state.hpp"
+
+namespace weft::backends::ucx_plugin {
+namespace {
+
+void Remove(std::vector<Request*>* list, Request* r) {
+  for (size_t i = 0; i < list->size(); ++i)
+    if ((*list)[i] == r) {
+      (*list)[i] = list->back();
+      list->pop_back();
+      return;
+    }
+}
+
+// After moving a counter or answering: the other side may have gone to sleep before it saw
+// that (pipes.hpp). The fence orders our stores before our read of its `sleeping` word.
+void WakePeer(const PeerPipes* p) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (p != nullptr) p->WakeIfSleeping();
+}
+
+// The sender's view of how the receiver ended a message.
+std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
+  if (s == WEFT_ERR_INVALID_ARGUMENT)
+    return r.Name() + ": the receiver posted " + std::to_string(receive_bytes) +
+           " bytes for this " + std::to_string(r.bytes) + "-byte message; sizes must match";
+  return r.Name() + ": the receiver could not take the message (status " + std::to_string(s) + ")";
+}
+
+}  // namespace
+
+uint64_t State::PipeFor(Request* r) {
+  const Peer& p = *peers_[r->peer_rank];
+  // A message larger than the ring needs both sides running at once: only with a CPU per rank
+  // (spin_ > 0 says so), else single copy, which one side does alone. The receiver must have
+  // mapped our pipes to answer through them.
+  if (r->done || p.pipes == nullptr || r->bytes > tuning_.pipe_bytes ||
+      (spin_ == Clock::duration::zero() && r->bytes > kPipeRingBytes) ||
+      !pipes_.MappedBy(r->peer_rank))
+    return 0;
+  return pipes_.Acquire();
+}
+
+void State::StartPipeSend(Request* r) {
+  r->pipe_pos = 0;
+  pipe_sends_.push_back(r);
+  Peer& p = *peers_[r->peer_rank];
+  if (!p.piped)
+    LogOnce(&p.piped, "ucx: rank " + std::to_string(rank()) + " sends messages to rank " +
+                          std::to_string(r->peer_rank) + " through pipes (shared memory)");
+  AdvancePipes();  // what fits goes now: a message no larger than the ring needs no partner
+}
+
+void State::AnswerPipe(Request* r) {
+  Peer& p = *peers_[r->peer_rank];
+  if (p.pipes == nullptr) {  // cannot happen: the sender saw our bit in its file (pipes.hpp)
+    if (!r->done) r->Finish(WEFT_ERR_INTERNAL, r->Name() + ": a pipe this rank cannot map");
+    return;
+  }
+  if (!p.pipes->Attach(r->desc.grant)) {  // the sender's op ended: nobody waits for an answer
+    if (!r->done) r->Finish(WEFT_ERR_ABORTED, r->Name() + ": the sender withdrew the message");
+    return;
+  }
+  if (r->done) {  // refused (sizes), cancelled or failed before the descriptor was looked at
+    p.pipes->Detach(r->desc.grant, r->status, r->bytes);
+    WakePeer(p.pipes.get());
+    return;
+  }
+  r->pipe = r->desc.grant;
+  r->pipe_pos = 0;
+  pipe_recvs_.push_back(r);
+  AdvancePipes();
+}
+
+void State::EndPipe(Request* r) {
+  const uint64_t token = r->pipe;
+  r->pipe = 0;
+  if (!r->is_recv) {
+    Remove(&pipe_sends_, r);
+    // A send cancelled, freed or past its deadline withdraws the message: the receiver fails
+    // with ABORTED. One that failed with a peer or an abort does not: the context is failing,
+    // its endpoints close, and the receiver fails with PEER_FAILURE like every other op with
+    // this rank (the host then names the rank that failed first, SPEC §10), not with an
+    // ABORTED of its own that would hide it.
+    pipes_.Release(token, !aborted_ && r->status != WEFT_ERR_PEER_FAILURE);
+    return;
+  }
+  Remove(&pipe_recvs_, r);
+  const PeerPipes* from = peers_[r->peer_rank]->pipes.get();
+  from->Detach(token, r->status, r->bytes);  // which completes (or fails) the sender's op
+  WakePeer(from);
+}
+
+void State::AdvancePipes() {
+  // Backwards: an op that ends leaves its list, its place taken by one already visited.
+  for (size_t i = pipe_sends_.size(); i-- > 0;) {
+    if (i >= pipe_sends_.size()) continue;
+    Request* r = pipe_sends_[i];
+    if (!pipes_.Live(r->pipe)) {  // the receiver answered
+      weft_status_t s = WEFT_ERR_INTERNAL;
+      uint64_t receive_bytes = 0;
+      if (!pipes_.Result(r->pipe, &s, &receive_bytes)) s = WEFT_ERR_INTERNAL;
+      r->Finish(s, s == WEFT_OK ? std::string() : Outcome(*r, s, receive_bytes));
+      continue;
+    }
+    if (r->pipe_pos < r->bytes &&
+        FillPipe(pipes_.channel(r->pipe), static_cast<const char*>(r->user_buf), r->layout,
+                 r->bytes, &r->pipe_pos))
+      WakePeer(peers_[r->peer_rank]->pipes.get());
+  }
+  for (size_t i = pipe_recvs_.size(); i-- > 0;) {
+    if (i >= pipe_recvs_.size()) continue;
+    Request* r = pipe_recvs_[i];
+    const PeerPipes& from = *peers_[r->peer_rank]->pipes;
+    if (DrainPipe(from.channel(r->pipe), static_cast<char*>(r->user_buf), r->layout, r->bytes,
+                  &r->pipe_pos))
+      WakePeer(&from);
+    if (r->pipe_pos == r->bytes)
+      r->Finish(WEFT_OK, {});  // EndPipe answers
+    else if (from.Withdrawn(r->pipe))
+      r->Finish(WEFT_ERR_ABORTED, r->Name() + ": the sender withdrew the message");
+  }
+}
+
+bool State::PipesReady() const {
+  for (const Request* r : pipe_sends_)
+    if (!pipes_.Live(r->pipe) || PipeHasSpace(pipes_.channel(r->pipe), r->pipe_pos, r->bytes))
+      return true;
+  for (const Request* r : pipe_recvs_) {
+    const PeerPipes& from = *peers_[r->peer_rank]->pipes;
+    if (PipeHasData(from.channel(r->pipe), r->pipe_pos) || from.Withdrawn(r->pipe)) return true;
+  }
+  return false;
+}
+
+bool State::FailPipes(int32_t rank, weft_status_t status, const std::string& why) {
+  bool any = false;
+  for (std::vector<Request*>* list : {&pipe_sends_, &pipe_recvs_})
+    for (Request* r : std::vector<Request*>(*list))  // Finish removes r from the list
+      if (rank < 0 || r->peer_rank == rank) {
+        any = true;
+        r->Finish(status, r->Name() + ": " + why);
+      }
+  return any;
+}
+
+}  // namespace weft::backends::ucx_plugin

@@ -1,0 +1,243 @@
+// Pipes (backends/ucx/pipes.hpp): messages of single-copy size between ranks of one host
+// copied through a ring of shared memory. Values are formulas of (sender, message, index);
+// faults are real (a rank stops progressing, cancels, or kills itself).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "file_store.hpp"
+#include "forked_ranks.hpp"
+
+namespace weft::test::ucx {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+const DLDataType kU8{kDLUInt, 8, 1};
+const DLDataType kI32{kDLInt, 32, 1};
+constexpr uint64_t kRing = 256 << 10;  // pipes.hpp's kPipeRingBytes
+
+std::string Err(const char* what, weft_status_t s) {
+  return std::string(what) + " returned " + std::to_string(s) + ": " + FileStoreHost::LastError();
+}
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+void ExpectAllOk(const std::vector<std::string>& results) {
+  for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
+}
+
+// Sets an environment variable for the ranks forked while it lives.
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+  const char* name;
+};
+
+char Value(int32_t from, size_t k, size_t i) {
+  return static_cast<char>((k * 131 + i * 7 + static_cast<size_t>(from) * 3) % 251);
+}
+
+// One message of every interesting size each way at once (around the chunk and the ring, over
+// the pipes' limit: single copy), then a strided one each way (rows of a matrix into columns of
+// another), then more messages in flight than a rank has channels (the rest go by single
+// copy), all on one tag: every byte lands, in order, and the bytes around a strided receive
+// keep their value.
+std::string BothWays(Rank& r) {
+  const weft_backend_plugin_t& t = *r.plugin;
+  const weft_bk_op_t op = r.Op();
+  const int32_t peer = 1 - r.rank;
+  weft_status_t s;
+  std::vector<size_t> sizes = {8 << 10, (32 << 10) - 1, (32 << 10) + 1, 100000,    kRing - 1,
+                               kRing,   kRing + 1,      (1 << 20) + 3,  (4 << 20), (4 << 20) + 1};
+  for (int i = 0; i < 40; ++i) sizes.push_back(64 << 10);
+  std::vector<std::vector<char>> out(sizes.size()), in(sizes.size());
+  std::vector<weft_bk_request_t*> q;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    out[k].resize(sizes[k]);
+    in[k].assign(sizes[k], 0);
+    for (size_t i = 0; i < sizes[k]; ++i) out[k][i] = Value(r.rank, k, i);
+  }
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    weft_bk_request_t* x = nullptr;
+    if ((s = t.recv(r.comm, in[k].data(), sizes[k], kU8, peer, 21, &op, &x)))
+      return Err("receive", s);
+    q.push_back(x);
+    if ((s = t.send(r.comm, out[k].data(), sizes[k], kU8, peer, 21, &op, &x)))
+      return Err("send", s);
+    q.push_back(x);
+  }
+  for (weft_bk_request_t* x : q) {
+    if ((s = t.request_wait(x, -1))) return Err("wait", s);
+    t.request_free(x);
+  }
+  for (size_t k = 0; k < sizes.size(); ++k)
+    for (size_t i = 0; i < sizes[k]; ++i)
+      if (in[k][i] != Value(peer, k, i))
+        return "message " + std::to_string(k) + " (" + std::to_string(sizes[k]) + " bytes) byte " +
+               std::to_string(i) + " is wrong";
+  // Strided both sides: 600 rows of 1 KiB + 4 bytes out of rows of 2 KiB, into rows of 3 KiB.
+  const uint64_t rows = 600, cols = 257;
+  auto layout = [&](uint64_t stride) {
+    weft_bk_strided_t l{};
+    l.struct_size = sizeof(l);
+    l.ndim = 2;
+    l.item_bytes = 4;
+    l.shape[0] = rows;
+    l.shape[1] = cols;
+    l.strides[0] = static_cast<int64_t>(stride) * 4;
+    l.strides[1] = 4;
+    return l;
+  };
+  auto element = [](int32_t from, uint64_t i, uint64_t j) {
+    return static_cast<int32_t>(from * 1000003 + i * 997 + j);
+  };
+  std::vector<int32_t> a(rows * 512), b(rows * 768, -1);
+  for (uint64_t i = 0; i < rows; ++i)
+    for (uint64_t j = 0; j < cols; ++j) a[i * 512 + 3 + j] = element(r.rank, i, j);
+  const weft_bk_strided_t src = layout(512), dst = layout(768);
+  weft_bk_request_t *rq = nullptr, *sq = nullptr;
+  if ((s = t.recv_strided(r.comm, b.data() + 5, &dst, peer, 22, &op, &rq)))
+    return Err("strided receive", s);
+  if ((s = t.send_strided(r.comm, a.data() + 3, &src, peer, 22, &op, &sq)))
+    return Err("strided send", s);
+  if ((s = t.request_wait(rq, -1))) return Err("wait for the strided receive", s);
+  if ((s = t.request_wait(sq, -1))) return Err("wait for the strided send", s);
+  t.request_free(rq);
+  t.request_free(sq);
+  for (uint64_t i = 0; i < rows; ++i)
+    for (uint64_t j = 0; j < 768; ++j) {
+      const int32_t want = j >= 5 && j < 5 + cols ? element(peer, i, j - 5) : -1;
+      if (b[i * 768 + j] != want)
+        return "strided: row " + std::to_string(i) + " col " + std::to_string(j) + " is wrong";
+    }
+  if (!FileStoreHost::Logged("through pipes")) return "no message went through a pipe";
+  return "";
+}
+
+TEST(UcxPipes, MessagesCrossBothWaysAtOnceExactly) { ExpectAllOk(RunRanks(2, BothWays)); }
+
+// With more ranks than CPUs (no polling budget) only messages that fit the ring take a pipe:
+// the sender fills it at once and nobody waits for a partner to run.
+TEST(UcxPipes, WithoutACpuPerRankOnlyMessagesThatFitTheRingTakeAPipe) {
+  ScopedEnv spin("WEFT_UCX_SPIN_US", "0");
+  ExpectAllOk(RunRanks(2, BothWays));
+}
+
+// A receive that ends (its deadline) while attached to a pipe whose sender does not progress:
+// nothing lands in its buffer afterwards, the sender's send fails, and the channels work on.
+TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    weft_status_t s;
+    const size_t n = 1 << 20;
+    if (r.rank == 0) {
+      std::vector<char> a(n, 'a');
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.send(r.comm, a.data(), n, kU8, 1, 31, &op, &q))) return Err("send", s);
+      std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the receive gives up
+      s = t.request_wait(q, -1);
+      t.request_free(q);
+      if (s == WEFT_OK) return "the send succeeded although the receive timed out";
+    }
+    if (r.rank == 1) {
+      std::vector<char> b(n, 0);
+      const weft_bk_op_t short_op = r.Op(300);
+      s = t.recv(r.comm, b.data(), n, kU8, 0, 31, &short_op, nullptr);
+      if (s != WEFT_ERR_TIMEOUT) return Err("receive with a 300 ms deadline", s);
+      const std::vector<char> seen = b;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // rank 0 progresses
+      int32_t token = 0;
+      if ((s = t.recv(r.comm, &token, 1, kI32, 0, 32, &op, nullptr))) return Err("recv", s);
+      if (b != seen) return "the buffer changed after the receive ended";
+      size_t landed = 0;
+      for (char c : b) landed += c == 'a';
+      if (landed == 0) return "the receive never attached (nothing arrived before the deadline)";
+    } else {
+      int32_t token = 1;
+      if ((s = t.send(r.comm, &token, 1, kI32, 1, 32, &op, nullptr))) return Err("send", s);
+    }
+    return BothWays(r);
+  }));
+}
+
+// A sender that cancels its send while the receiver is attached: the receive fails with
+// ABORTED saying so, and the next message goes through.
+TEST(UcxPipes, ASenderThatCancelsFailsTheAttachedReceive) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    weft_status_t s;
+    const size_t n = 1 << 20;
+    if (r.rank == 0) {
+      std::vector<char> a(n, 'a');
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.send(r.comm, a.data(), n, kU8, 1, 33, &op, &q))) return Err("send", s);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // rank 1 attaches, drains
+      if ((s = t.request_cancel(q))) return Err("cancel", s);
+      s = t.request_wait(q, -1);
+      t.request_free(q);
+      if (s != WEFT_ERR_ABORTED) return Err("the cancelled send", s);
+      std::vector<char> next(n, 'n');
+      if ((s = t.send(r.comm, next.data(), n, kU8, 1, 34, &op, nullptr))) return Err("send", s);
+      return "";
+    }
+    std::vector<char> b(n, 0);
+    const auto t0 = Clock::now();
+    s = t.recv(r.comm, b.data(), n, kU8, 0, 33, &op, nullptr);
+    if (s != WEFT_ERR_ABORTED) return Err("receive of the cancelled message", s);
+    if (FileStoreHost::LastError().find("withdrew") == std::string::npos)
+      return "unexpected message: " + FileStoreHost::LastError();
+    if (Since(t0) > 2.0) return "noticed after " + std::to_string(Since(t0)) + " s";
+    if ((s = t.recv(r.comm, b.data(), n, kU8, 0, 34, &op, nullptr))) return Err("receive", s);
+    for (size_t i = 0; i < n; ++i)
+      if (b[i] != 'n') return "byte " + std::to_string(i) + " of the next message is wrong";
+    return "";
+  }));
+}
+
+// A receiver that dies while attached: the sender, whose ring is full, fails with
+// PEER_FAILURE naming it within the keepalive's time.
+TEST(UcxPipes, AReceiverKilledWhileAttachedFailsTheSender) {
+  const auto results = RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op(15000);
+    weft_status_t s;
+    const size_t n = 4 << 20;
+    if (r.rank == 1) {
+      std::vector<char> b(n, 0);
+      weft_bk_request_t* q = nullptr;
+      if ((s = t.recv(r.comm, b.data(), n, kU8, 0, 35, &op, &q))) return Err("recv", s);
+      const auto t0 = Clock::now();
+      int32_t done = 0;
+      while (Since(t0) < 0.3) (void)t.request_test(q, &done);  // attach and drain
+      if (done) return "the receive completed although rank 0 stopped progressing";
+      raise(SIGKILL);
+    }
+    std::vector<char> a(n, 'a');
+    weft_bk_request_t* q = nullptr;
+    if ((s = t.send(r.comm, a.data(), n, kU8, 1, 35, &op, &q))) return Err("send", s);
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // rank 1 drains, then dies
+    const auto t0 = Clock::now();
+    s = t.request_wait(q, -1);
+    t.request_free(q);
+    if (s != WEFT_ERR_PEER_FAILURE) return Err("send to the killed receiver", s);
+    if (FileStoreHost::LastError().find("rank 1") == std::string::npos)
+      return "does not name rank 1: " + FileStoreHost::LastError();
+    if (Since(t0) > 2.5) return "noticed after " + std::to_string(Since(t0)) + " s";
+    return "";
+  });
+  EXPECT_EQ(results[0], "");
+  EXPECT_EQ(results[1], "killed by signal 9");
+}
+
+}  // namespace
+}  // namespace weft::test::ucx
