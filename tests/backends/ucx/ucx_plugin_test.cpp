@@ -13,45 +13,12 @@
 
 #include "file_store.hpp"
 #include "forked_ranks.hpp"
+#include "helpers.hpp"
 
 namespace weft::test::ucx {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-const DLDataType kU8{kDLUInt, 8, 1};
-const DLDataType kI32{kDLInt, 32, 1};
 constexpr int64_t kInternalTag = (int64_t{1} << 40) + 7;  // as the host's composed ops use
-
-std::string Err(const char* what, weft_status_t s) {
-  return std::string(what) + " returned " + std::to_string(s) + ": " + FileStoreHost::LastError();
-}
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// "" when `s` is PEER_FAILURE with a message naming `rank` that came within `limit_s` seconds,
-// else what is wrong.
-std::string PeerFailureNaming(int32_t rank, weft_status_t s, const char* what, double took,
-                              double limit_s) {
-  if (s != WEFT_ERR_PEER_FAILURE) return Err(what, s);
-  const std::string name = "rank " + std::to_string(rank);
-  if (FileStoreHost::LastError().find(name) == std::string::npos)
-    return "does not name " + name + ": " + FileStoreHost::LastError();
-  if (took > limit_s) return "noticed after " + std::to_string(took) + " s";
-  return "";
-}
-
-void ExpectAllOk(const std::vector<std::string>& results) {
-  for (size_t i = 0; i < results.size(); ++i) EXPECT_EQ(results[i], "") << "rank " << i;
-}
-
-// Sets an environment variable for the ranks forked while it lives.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name); }
-  const char* name;
-};
 
 // Single copy itself: messages that would take a pipe (backends/ucx/pipes.hpp) do not.
 struct NoPipes : ScopedEnv {
