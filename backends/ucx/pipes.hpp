@@ -53,10 +53,10 @@
 
 namespace weft::backends::ucx_plugin {
 
-inline constexpr uint32_t kPipeChannels = 32;
-inline constexpr uint64_t kPipeRingBytes = 256 << 10;
+inline constexpr uint32_t kPipeChannels = 16;
+inline constexpr uint64_t kPipeRingBytes = 1 << 20;
 // The sender publishes at most this much at a time, so the receiver starts early.
-inline constexpr uint64_t kPipeChunkBytes = 32 << 10;
+inline constexpr uint64_t kPipeChunkBytes = 128 << 10;
 
 // What a rank publishes (inside its CmaIdentity) so that the ranks of its host map its file.
 struct PipeIdentity {

@@ -18,7 +18,8 @@
 namespace weft::test::ucx {
 namespace {
 
-constexpr uint64_t kRing = 256 << 10;  // pipes.hpp's kPipeRingBytes
+constexpr uint64_t kRing = 1 << 20;     // pipes.hpp's kPipeRingBytes
+constexpr uint64_t kChunk = 128 << 10;  // pipes.hpp's kPipeChunkBytes
 
 // A token each way: afterwards each rank knows the other one connected to it, and so mapped
 // its pipes (a sender uses pipes only towards receivers that did; before, single copy).
@@ -61,8 +62,8 @@ std::string BothWays(Rank& r) {
   const int32_t peer = 1 - r.rank;
   weft_status_t s;
   if (std::string e = Handshake(r); !e.empty()) return e;
-  std::vector<size_t> sizes = {8 << 10, (32 << 10) - 1, (32 << 10) + 1, 100000,    kRing - 1,
-                               kRing,   kRing + 1,      (1 << 20) + 3,  (4 << 20), (4 << 20) + 1};
+  std::vector<size_t> sizes = {8 << 10, kChunk - 1, kChunk + 1,    100000,    kRing - 1,
+                               kRing,   kRing + 1,  (2 << 20) + 3, (4 << 20), (4 << 20) + 1};
   for (int i = 0; i < 40; ++i) sizes.push_back(64 << 10);
   std::vector<std::vector<char>> out(sizes.size()), in(sizes.size());
   std::vector<weft_bk_request_t*> q;
@@ -145,7 +146,7 @@ TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater)
     const weft_bk_op_t op = r.Op();
     weft_status_t s;
     if (std::string e = Handshake(r); !e.empty()) return e;
-    const size_t n = 1 << 20;
+    const size_t n = 3 << 20;  // more than the ring
     if (r.rank == 0) {
       std::vector<char> a(n, 'a');
       weft_bk_request_t* q = nullptr;
@@ -188,7 +189,7 @@ TEST(UcxPipes, ASenderThatCancelsFailsTheAttachedReceive) {
     const weft_bk_op_t op = r.Op();
     weft_status_t s;
     if (std::string e = Handshake(r); !e.empty()) return e;
-    const size_t n = 1 << 20;
+    const size_t n = 3 << 20;  // more than the ring
     if (r.rank == 0) {
       std::vector<char> a(n, 'a');
       weft_bk_request_t* q = nullptr;

@@ -331,7 +331,7 @@ void SingleCopyOrderAndFailures() {
       if ((s = t.send(r.comm, small.data(), small.size(), kU8, 1, 5, &op, nullptr)))
         return Err("send of the short message", s);
       // A single-copy send, then die before the receiver gets to read it.
-      std::vector<char> big(1 << 20, 'z');
+      std::vector<char> big(3 << 20, 'z');  // more than a pipe's ring
       weft_bk_request_t* doomed = nullptr;
       if ((s = t.send(r.comm, big.data(), big.size(), kU8, 1, 6, &op, &doomed)))
         return Err("send", s);
@@ -352,7 +352,7 @@ void SingleCopyOrderAndFailures() {
     s = t.recv(r.comm, expect.data(), expect.size(), kU8, 0, 5, &op, nullptr);
     if (s != WEFT_ERR_INVALID_ARGUMENT) return Err("raw message into a large receive", s);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));  // rank 0 is gone by now
-    std::vector<char> big(1 << 20);
+    std::vector<char> big(3 << 20);
     const auto t0 = Clock::now();
     s = t.recv(r.comm, big.data(), big.size(), kU8, 0, 6, &op, nullptr);
     return PeerFailureNaming(0, s, "receive from the dead sender", Since(t0), 2.2);
@@ -366,8 +366,8 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
   SingleCopyOrderAndFailures();
 }
 
-// The same through pipes (backends/ucx/pipes.hpp; the 3 MiB message and the dying sender's
-// 1 MiB one larger than a pipe's ring).
+// The same through pipes (backends/ucx/pipes.hpp; the 3 MiB messages larger than a pipe's
+// ring, so the dying sender's one cannot have arrived whole).
 TEST(UcxPlugin, PipedMessagesKeepOrderAndReportFailures) { SingleCopyOrderAndFailures(); }
 
 // Strided point-to-point (ABI 1.1): a block of rows of one matrix into a block of columns of
