@@ -18,8 +18,8 @@
 //    writes the bytes (process_vm_writev) and reports the outcome in the loan's slot.
 // Both sides decide by the size, which they both know. A size mismatch is still an
 // INVALID_ARGUMENT on both sides: a receive that finds a descriptor it did not expect (or the
-// wrong length) acks it with the error, and receives shorter than a descriptor go through a
-// descriptor-sized bounce buffer so a descriptor is never truncated.
+// wrong length) acks it with the error, and receives no longer than a descriptor go through a
+// descriptor-sized bounce buffer so a descriptor is never truncated (nor taken for data).
 #pragma once
 
 #include <sys/types.h>
@@ -40,8 +40,8 @@ namespace weft::backends::ucx_plugin {
 inline constexpr uint64_t kDescriptorMagic = 0x57656674434d4131ull;  // "WeftCMA1"
 // A descriptor from a sender that has mapped the receiver's grant table (it can push).
 inline constexpr uint64_t kWritableMagic = 0x57656674434d4157ull;  // "WeftCMAW"
-// A descriptor whose bytes also flow through a pipe of the sender's (pipes.hpp): `grant` is
-// the channel's token. A receiver that cannot map the sender's pipes reads it like any other.
+// A descriptor whose bytes flow through a pipe of the sender's (pipes.hpp): `grant` is the
+// channel's token. Senders send it only to receivers that mapped their pipes (`mapped_by`).
 inline constexpr uint64_t kPipeMagic = 0x5765667450495045ull;  // "WeftPIPE"
 // A receiver's answer asking the sender to write into the described buffer.
 inline constexpr uint64_t kPushMagic = 0x5765667450555348ull;  // "WeftPUSH"
@@ -55,7 +55,7 @@ struct Descriptor {
   Layout layout;       // the sender's memory: strided sends are read where they lie
   uint64_t grant = 0;  // a push request: the loan's token (GrantTable::Lend)
 };
-// Receives shorter than a whole descriptor are bounced (see above); tests name the size. A
+// Receives no longer than a whole descriptor are bounced (see above); tests name the size. A
 // sender whose memory is one run sends only the header (the layout is implied): at 40 bytes
 // it goes as one of UCX's "short" eager messages, a few hundred ns sooner than 192.
 static_assert(sizeof(Descriptor) == 192, "the descriptor's size is part of the wire protocol");

@@ -208,7 +208,8 @@ void PostRecvLocked(Request* r, void* buf, uint64_t wire_tag, uint64_t ack_tag,
   // From a single-copy peer, a large receive takes the descriptor, and one shorter than a
   // descriptor lands in `desc` first so that a descriptor sent to it is seen whole (cma.hpp).
   r->cma_recv = cma != 0 && r->bytes >= cma;
-  r->bounced = cma != 0 && r->bytes < sizeof(Descriptor);
+  // (<=: a pipe's descriptor is always whole, so a receive of exactly its size must see it.)
+  r->bounced = cma != 0 && r->bytes <= sizeof(Descriptor);
   if (r->layout.ndim != 0 && !r->cma_recv && !r->bounced) {
     // Lands packed in a buffer the request keeps, unpacked when it completes.
     std::shared_ptr<ScratchBuffer> staging = r->state->Staging(r->bytes);

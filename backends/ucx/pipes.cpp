@@ -120,17 +120,19 @@ uint64_t PipeFile::Acquire() {
   return 0;
 }
 
-void PipeFile::Release(uint64_t token, bool withdraw) {
+bool PipeFile::Release(uint64_t token, weft_status_t status) {
   const uint32_t i = PipeChannelOf(token);
-  if (!open() || i >= kPipeChannels || !held_[i]) return;
+  if (!open() || i >= kPipeChannels || !held_[i]) return false;
   held_[i] = false;
-  if (!withdraw) return;
   PipeChannel c = ChannelIn(file_.base(), i);
   const uint64_t gen = PipeGenOf(token);
   uint64_t open = Word(gen, kOpen);
-  if (At(c.ctl->state).compare_exchange_strong(open, kFree, std::memory_order_acq_rel)) return;
+  if (At(c.ctl->state).compare_exchange_strong(open, kFree, std::memory_order_acq_rel))
+    return false;
   // Attached (or already let go): a receiver still waiting for bytes hears that none come.
-  if (open == Word(gen, kAttached)) At(c.ctl->withdrawn).store(gen, std::memory_order_release);
+  if (open != Word(gen, kAttached) || status == WEFT_OK) return false;
+  At(c.ctl->withdrawn).store(ResultWord(gen, status), std::memory_order_release);
+  return true;
 }
 
 PipeChannel PipeFile::channel(uint64_t token) const {
@@ -181,8 +183,11 @@ void PeerPipes::Detach(uint64_t token, weft_status_t status, uint64_t receive_by
   At(ctl->state).store(kFree, std::memory_order_release);  // the sender reads the rest after
 }
 
-bool PeerPipes::Withdrawn(uint64_t token) const {
-  return At(channel(token).ctl->withdrawn).load(std::memory_order_acquire) == PipeGenOf(token);
+bool PeerPipes::Withdrawn(uint64_t token, weft_status_t* status) const {
+  const uint64_t w = At(channel(token).ctl->withdrawn).load(std::memory_order_acquire);
+  if (w >> 8 != PipeGenOf(token)) return false;
+  *status = static_cast<weft_status_t>(static_cast<int8_t>(w & 0xFF));
+  return true;
 }
 
 PipeChannel PeerPipes::channel(uint64_t token) const {

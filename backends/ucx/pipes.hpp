@@ -16,7 +16,7 @@
 //   state:     FREE, OPEN(gen) (posted by the sender), ATTACHED(gen) (taken by the receiver)
 //   produced:  bytes the sender has put into the ring (only the sender writes it)
 //   consumed:  bytes the receiver has taken out (only the receiver writes it)
-//   withdrawn: gen of a message whose sender stopped before the receiver finished
+//   withdrawn: gen << 8 | status of a message whose sender stopped before the receiver finished
 //   result:    the receiver's outcome (gen, status, and its receive's size), stored before FREE
 // The message itself is announced by a descriptor over UCX under its tag (kPipeMagic, with
 // the channel's token), so ordering and matching stay UCX's; the receiver attaches to the
@@ -31,8 +31,8 @@
 // the receiver's compare-and-swap (a stale descriptor, whose sender withdrew, finds another
 // gen and fails); the receiver stores FREE when it is done with the channel, whatever the
 // outcome, and never touches it again; a sender that stops first takes an OPEN channel back
-// with a compare-and-swap or, when the receiver is attached, stores `withdrawn` and leaves the
-// FREE to the receiver. `gen` is never reused within a file.
+// with a compare-and-swap or, when the receiver is attached, stores `withdrawn` (with how its
+// op ended), wakes it, and leaves the FREE to the receiver. `gen` is never reused in a file.
 //
 // Sleeping: a waiter about to sleep counts itself in its own file's `sleeping` word (a locked
 // add) and looks at its pipes once more; the other side, after moving `produced` or
@@ -101,11 +101,11 @@ class PipeFile {
 
   // Takes a channel for a message: its token, or 0 when every channel is busy.
   uint64_t Acquire();
-  // The sender is done with the message of `token` (completed or not): the channel returns
-  // to the pool once its receiver, if attached, let go of it too. `withdraw`: tell a receiver
-  // (attached, or attaching later) that the message ends here; without it the channel stays as
-  // it is, for a receiver to finish with whatever failure reaches it over the transport.
-  void Release(uint64_t token, bool withdraw);
+  // The sender is done with the message of `token`, completed or ended with `status`: the
+  // channel returns to the pool once its receiver, if attached, let go of it too (a receiver
+  // attaching later finds another state and fails). Returns whether an attached receiver was
+  // told (`withdrawn`): the caller wakes it.
+  bool Release(uint64_t token, weft_status_t status);
   PipeChannel channel(uint64_t token) const;
   // Whether the message of `token` is still OPEN or ATTACHED (the receiver did not end it).
   bool Live(uint64_t token) const;
@@ -131,7 +131,8 @@ class PeerPipes {
   // The receiver's end: its outcome, then the channel is FREE again (the sender may reuse it).
   // Also for a message it refused without attaching (after an Attach).
   void Detach(uint64_t token, weft_status_t status, uint64_t receive_bytes) const;
-  bool Withdrawn(uint64_t token) const;
+  // Whether the sender withdrew the message (*status: how its op ended).
+  bool Withdrawn(uint64_t token, weft_status_t* status) const;
   PipeChannel channel(uint64_t token) const;
   // Wakes the owner when it sleeps (after the caller's full fence).
   void WakeIfSleeping() const;

@@ -59,8 +59,11 @@ void State::StartPipeSend(Request* r) {
 
 void State::AnswerPipe(Request* r) {
   Peer& p = *peers_[r->peer_rank];
-  if (p.pipes == nullptr) {  // cannot happen: the sender saw our bit in its file (pipes.hpp)
+  if (p.pipes == nullptr) {
+    // Cannot happen: the sender saw our bit in its file (pipes.hpp), set when we mapped it.
+    // Nothing can answer the sender then (it waits for its deadline); say so loudly.
     if (!r->done) r->Finish(WEFT_ERR_INTERNAL, r->Name() + ": a pipe this rank cannot map");
+    host_->log(host_->host_data, WEFT_LOG_ERROR, r->message.c_str());
     return;
   }
   if (!p.pipes->Attach(r->desc.grant)) {  // the sender's op ended: nobody waits for an answer
@@ -83,12 +86,11 @@ void State::EndPipe(Request* r) {
   r->pipe = 0;
   if (!r->is_recv) {
     Remove(&pipe_sends_, r);
-    // A send cancelled, freed or past its deadline withdraws the message: the receiver fails
-    // with ABORTED. One that failed with a peer or an abort does not: the context is failing,
-    // its endpoints close, and the receiver fails with PEER_FAILURE like every other op with
-    // this rank (the host then names the rank that failed first, SPEC §10), not with an
-    // ABORTED of its own that would hide it.
-    pipes_.Release(token, !aborted_ && r->status != WEFT_ERR_PEER_FAILURE);
+    // A send that ended early withdraws the message, with how it ended: the receiver fails
+    // with PEER_FAILURE when this op failed with a peer (so its host waits for the verdict
+    // that names the rank that failed first, SPEC §10, rather than reporting an ABORTED that
+    // would hide it), else with ABORTED.
+    if (pipes_.Release(token, r->status)) WakePeer(peers_[r->peer_rank]->pipes.get());
     return;
   }
   Remove(&pipe_recvs_, r);
@@ -118,13 +120,18 @@ void State::AdvancePipes() {
     if (i >= pipe_recvs_.size()) continue;
     Request* r = pipe_recvs_[i];
     const PeerPipes& from = *peers_[r->peer_rank]->pipes;
+    // Withdrawn first: a sender that produced every byte before it withdrew still delivers.
+    weft_status_t why = WEFT_OK;
+    const bool withdrawn = from.Withdrawn(r->pipe, &why);
     if (DrainPipe(from.channel(r->pipe), static_cast<char*>(r->user_buf), r->layout, r->bytes,
                   &r->pipe_pos))
       WakePeer(&from);
     if (r->pipe_pos == r->bytes)
       r->Finish(WEFT_OK, {});  // EndPipe answers
-    else if (from.Withdrawn(r->pipe))
-      r->Finish(WEFT_ERR_ABORTED, r->Name() + ": the sender withdrew the message");
+    else if (withdrawn)
+      r->Finish(why == WEFT_ERR_PEER_FAILURE ? why : WEFT_ERR_ABORTED,
+                r->Name() + ": the sender withdrew the message (its send ended with status " +
+                    std::to_string(why) + ")");
   }
 }
 
@@ -134,7 +141,9 @@ bool State::PipesReady() const {
       return true;
   for (const Request* r : pipe_recvs_) {
     const PeerPipes& from = *peers_[r->peer_rank]->pipes;
-    if (PipeHasData(from.channel(r->pipe), r->pipe_pos) || from.Withdrawn(r->pipe)) return true;
+    weft_status_t why = WEFT_OK;
+    if (PipeHasData(from.channel(r->pipe), r->pipe_pos) || from.Withdrawn(r->pipe, &why))
+      return true;
   }
   return false;
 }
