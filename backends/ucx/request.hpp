@@ -65,6 +65,7 @@ struct Request {
   // this side got (bytes produced or consumed).
   uint64_t pipe = 0;
   uint64_t pipe_pos = 0;
+  bool bulk = false;  // a step of a collective that moves much: never through a pipe
   Descriptor desc;
   Ack ack;
   bool done = false;  // the op's result is final

@@ -40,7 +40,7 @@ uint64_t State::PipeFor(Request* r) {
   // A message larger than the ring needs both sides running at once: only with a CPU per rank
   // (spin_ > 0 says so), else single copy, which one side does alone. The receiver must have
   // mapped our pipes to answer through them.
-  if (r->done || p.pipes == nullptr || r->bytes > tuning_.pipe_bytes ||
+  if (r->done || r->bulk || p.pipes == nullptr || r->bytes > tuning_.pipe_bytes ||
       (spin_ == Clock::duration::zero() && r->bytes > kPipeRingBytes) ||
       !pipes_.MappedBy(r->peer_rank))
     return 0;

@@ -108,6 +108,7 @@ class Schedule {
   size_t current_ = 0;
   std::vector<Live> live_;  // the current round's steps, in the order of its transfers
   Request* parent_ = nullptr;
+  bool bulk_ = false;  // its sends never take a pipe (Start says why)
 };
 
 }  // namespace weft::backends::ucx_plugin
