@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 
 #include "common/copy.hpp"
 
@@ -145,12 +146,14 @@ bool PipeFile::Live(uint64_t token) const {
   return w == Word(gen, kOpen) || w == Word(gen, kAttached);
 }
 
-bool PipeFile::Result(uint64_t token, weft_status_t* status, uint64_t* receive_bytes) const {
+bool PipeFile::Result(uint64_t token, weft_status_t* status, uint64_t* receive_bytes,
+                      uint64_t* copy_ns) const {
   PipeControl* ctl = channel(token).ctl;
   const uint64_t w = At(ctl->result).load(std::memory_order_acquire);
   if (w >> 8 != PipeGenOf(token)) return false;
   *status = static_cast<weft_status_t>(static_cast<int8_t>(w & 0xFF));
   *receive_bytes = At(ctl->result_bytes).load(std::memory_order_relaxed);
+  *copy_ns = At(ctl->copy_ns).load(std::memory_order_relaxed);
   return true;
 }
 
@@ -176,9 +179,11 @@ bool PeerPipes::Attach(uint64_t token) const {
       .compare_exchange_strong(open, Word(gen, kAttached), std::memory_order_acq_rel);
 }
 
-void PeerPipes::Detach(uint64_t token, weft_status_t status, uint64_t receive_bytes) const {
+void PeerPipes::Detach(uint64_t token, weft_status_t status, uint64_t receive_bytes,
+                       uint64_t copy_ns) const {
   PipeControl* ctl = channel(token).ctl;
   At(ctl->result_bytes).store(receive_bytes, std::memory_order_relaxed);
+  At(ctl->copy_ns).store(copy_ns, std::memory_order_relaxed);
   At(ctl->result).store(ResultWord(PipeGenOf(token), status), std::memory_order_relaxed);
   At(ctl->state).store(kFree, std::memory_order_release);  // the sender reads the rest after
 }
@@ -199,7 +204,7 @@ void PeerPipes::WakeIfSleeping() const {
 }
 
 bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t length,
-              uint64_t* produced) {
+              uint64_t* produced, uint64_t* copy_ns) {
   uint64_t p = *produced;
   const uint64_t start = p;
   uint64_t consumed = At(c.ctl->consumed).load(std::memory_order_acquire);
@@ -211,7 +216,11 @@ bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t le
     }
     const uint64_t at = p % kPipeRingBytes;
     const uint64_t n = std::min({length - p, space, kPipeChunkBytes, kPipeRingBytes - at});
+    const auto t0 = std::chrono::steady_clock::now();
     CopyRange(const_cast<char*>(base), layout, p, n, c.ring + at, false);
+    *copy_ns += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
     p += n;
     At(c.ctl->produced).store(p, std::memory_order_release);
   }
@@ -219,8 +228,8 @@ bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t le
   return p != start;
 }
 
-bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length,
-               uint64_t* consumed) {
+bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length, uint64_t* consumed,
+               uint64_t* copy_ns) {
   uint64_t q = *consumed;
   const uint64_t start = q;
   uint64_t produced = At(c.ctl->produced).load(std::memory_order_acquire);
@@ -232,7 +241,11 @@ bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length,
     const uint64_t at = q % kPipeRingBytes;
     // Chunks as the sender published them, so its next one overlaps this copy.
     const uint64_t n = std::min({produced - q, length - q, kPipeChunkBytes, kPipeRingBytes - at});
+    const auto t0 = std::chrono::steady_clock::now();
     CopyRange(base, layout, q, n, c.ring + at, true);
+    *copy_ns += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+            .count());
     q += n;
     At(c.ctl->consumed).store(q, std::memory_order_release);
   }

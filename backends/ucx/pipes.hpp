@@ -74,6 +74,7 @@ struct alignas(64) PipeControl {
   uint64_t withdrawn;
   uint64_t result;  // gen << 8 | the status as int8
   uint64_t result_bytes;
+  uint64_t copy_ns;  // how long the receiver's copies out of the ring took (the sender adapts)
   alignas(64) uint64_t produced;
   alignas(64) uint64_t consumed;
 };
@@ -110,7 +111,9 @@ class PipeFile {
   // Whether the message of `token` is still OPEN or ATTACHED (the receiver did not end it).
   bool Live(uint64_t token) const;
   // Once not Live: the receiver's outcome (false when it left none for `token`).
-  bool Result(uint64_t token, weft_status_t* status, uint64_t* receive_bytes) const;
+  // *copy_ns: how long the receiver spent copying the message out of the ring.
+  bool Result(uint64_t token, weft_status_t* status, uint64_t* receive_bytes,
+              uint64_t* copy_ns) const;
   // Whether world rank `rank` mapped this file (it can attach to our pipes).
   bool MappedBy(int32_t rank) const;
 
@@ -130,7 +133,8 @@ class PeerPipes {
   bool Attach(uint64_t token) const;
   // The receiver's end: its outcome, then the channel is FREE again (the sender may reuse it).
   // Also for a message it refused without attaching (after an Attach).
-  void Detach(uint64_t token, weft_status_t status, uint64_t receive_bytes) const;
+  void Detach(uint64_t token, weft_status_t status, uint64_t receive_bytes,
+              uint64_t copy_ns = 0) const;
   // Whether the sender withdrew the message (*status: how its op ended).
   bool Withdrawn(uint64_t token, weft_status_t* status) const;
   PipeChannel channel(uint64_t token) const;
@@ -144,11 +148,11 @@ class PeerPipes {
 // Sender: copies what fits of bytes [*produced, length) of the region at `base` into the ring
 // and publishes it; returns whether anything moved.
 bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t length,
-              uint64_t* produced);
+              uint64_t* produced, uint64_t* copy_ns);
 // Receiver: copies what arrived of bytes [*consumed, length) into the region at `base` and
-// publishes the space; returns whether anything moved.
-bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length,
-               uint64_t* consumed);
+// publishes the space; returns whether anything moved. Adds the copies' time to *copy_ns.
+bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length, uint64_t* consumed,
+               uint64_t* copy_ns);
 // Whether FillPipe (space) or DrainPipe (data) would move anything now.
 bool PipeHasSpace(PipeChannel c, uint64_t produced, uint64_t length);
 bool PipeHasData(PipeChannel c, uint64_t consumed);

@@ -47,7 +47,7 @@ void Request::Reset() {
   called_back = freed = false;
   cma_send = cma_recv = bounced = in_transfer_queue = false;
   loan = 0;  // an idle request has none (Finish took it back)
-  pipe = pipe_pos = 0;
+  pipe = pipe_pos = pipe_ns = 0;
   user_buf = nullptr;
   ack_tag = 0;
   staged = nullptr;

@@ -48,9 +48,13 @@ struct Peer {
   // This peer's pipes, mapped (pipes.hpp): it sends to us through them, and we wake it
   // through its file when we send through ours; null when it has none or we cannot map them.
   std::unique_ptr<PeerPipes> pipes;
-  bool pushed = false;           // we wrote a message into this peer's buffer (logged once)
-  bool lent = false;             // we lent this peer a buffer to write into (logged once)
-  bool piped = false;            // we sent this peer a message through a pipe (logged once)
+  bool pushed = false;  // we wrote a message into this peer's buffer (logged once)
+  bool lent = false;    // we lent this peer a buffer to write into (logged once)
+  bool piped = false;   // we sent this peer a message through a pipe (logged once)
+  // Pipes to this peer are off until then (State::JudgePipe): their copies ran slowly.
+  Clock::time_point pipes_off_until{};
+  Clock::duration pipes_backoff{};
+  uint32_t slow_pipes = 0;       // slow messages in a row
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;
@@ -163,6 +167,9 @@ class State {
   void AdvancePipes();
   // Whether AdvancePipes has something to do now (a sleeper's last look).
   bool PipesReady() const;
+  // After a message through a pipe to `r`'s peer: turns pipes to that peer off for a while
+  // when their copies keep running slowly (`copy_ns`: the receiver's, r->pipe_ns: ours).
+  void JudgePipe(Request* r, uint64_t copy_ns);
   // Ends the pipe ops with `rank` (every one when < 0); whether there were any.
   bool FailPipes(int32_t rank, weft_status_t status, const std::string& why);
   void CloseEndpoints();

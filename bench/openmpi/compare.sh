@@ -11,7 +11,8 @@
 #   -C         leave out the Weft-UCX run without single copy (WEFT_UCX_CMA_BYTES=0)
 #
 # Per round: the bandwidth sweep (256K..64M, x4; allgather, reduce_scatter, allreduce,
-# alltoall; float32 sum; 20 iterations after 5 warm-up) through mpi_collbench (Open MPI) and
+# alltoall; float32 sum; 50 iterations after 20 warm-up: fewer leave the first sizes of a fresh
+# process in its start-up noise) through mpi_collbench (Open MPI) and
 # collbench (Weft on UCX, on UCX without single copy, on Gloo); then the 8-byte all-reduce
 # latency (1000 iterations after 100) of each, and UCX's own one-way tag latency
 # (ucx_perftest -t tag_lat, with the UCX settings the plugin applies). combine.py prints the
@@ -89,7 +90,7 @@ MPIRUN=(mpirun --allow-run-as-root --oversubscribe -n "$N" --mca pml ob1 --mca b
   --bind-to "$BIND")
 WEFTRUN=("$B/tools/weftrun/weftrun" -n "$N" --no-prefix)
 CB=$B/tools/collbench/collbench
-SWEEP=(-b 256K -e 64M -f 4 -n 20 -w 5 -op "allgather,reduce_scatter,allreduce,alltoall")
+SWEEP=(-b 256K -e 64M -f 4 -n 50 -w 20 -op "allgather,reduce_scatter,allreduce,alltoall")
 LAT=(-b 8 -e 8 -n 1000 -w 100 -op allreduce)
 # What the plugin sets when the user has not (backends/ucx/config.cpp); -e below: endpoints
 # with peer-failure handling, as the plugin creates them.

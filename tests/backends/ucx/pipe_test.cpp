@@ -138,6 +138,18 @@ TEST(UcxPipes, WithoutACpuPerRankOnlyMessagesThatFitTheRingTakeAPipe) {
   ExpectAllOk(RunRanks(2, BothWays));
 }
 
+// Pipes whose copies run slowly (here: slower than an impossible 100000 GB/s) are turned off
+// towards that peer after a few messages; the messages after that go by single copy, exactly.
+TEST(UcxPipes, SlowPipesAreTurnedOffAndMessagesStillArrive) {
+  ScopedEnv slow("WEFT_UCX_PIPE_MIN_GBPS", "100000");
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    if (std::string e = BothWays(r); !e.empty()) return e;
+    if (!FileStoreHost::Logged("turns pipes to rank " + std::to_string(1 - r.rank) + " off"))
+      return "pipes were not turned off";
+    return "";
+  }));
+}
+
 // A receive that ends (its deadline) while attached to a pipe whose sender does not progress:
 // nothing lands in its buffer afterwards, the sender's send fails, and the channels work on.
 TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater) {
