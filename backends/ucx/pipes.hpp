@@ -17,7 +17,8 @@
 //   produced:  bytes the sender has put into the ring (only the sender writes it)
 //   consumed:  bytes the receiver has taken out (only the receiver writes it)
 //   withdrawn: gen << 8 | status of a message whose sender stopped before the receiver finished
-//   result:    the receiver's outcome (gen, status, and its receive's size), stored before FREE
+//   result:    the receiver's outcome (gen, status, and its receive's size) and the time its
+//              copies took (copy_ns), stored before FREE
 // The message itself is announced by a descriptor over UCX under its tag (kPipeMagic, with
 // the channel's token), so ordering and matching stay UCX's; the receiver attaches to the
 // channel named by the descriptor it matched, and its `result` is what completes the send.
@@ -146,7 +147,7 @@ class PeerPipes {
 };
 
 // Sender: copies what fits of bytes [*produced, length) of the region at `base` into the ring
-// and publishes it; returns whether anything moved.
+// and publishes it; returns whether anything moved. Adds the copies' time to *copy_ns.
 bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t length,
               uint64_t* produced, uint64_t* copy_ns);
 // Receiver: copies what arrived of bytes [*consumed, length) into the region at `base` and

@@ -65,7 +65,7 @@ struct Request {
   // this side got (bytes produced or consumed).
   uint64_t pipe = 0;
   uint64_t pipe_pos = 0;
-  uint64_t pipe_ns = 0;  // a receiver's time copying out of the ring
+  uint64_t pipe_ns = 0;  // this side's time copying into (sender) or out of the ring
   bool bulk = false;     // a step of a collective that moves much: never through a pipe
   Descriptor desc;
   Ack ack;

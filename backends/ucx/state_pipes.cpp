@@ -26,6 +26,10 @@ void WakePeer(const PeerPipes* p) {
   if (p != nullptr) p->WakeIfSleeping();
 }
 
+// Whether copies of memory in this layout say something about the cores' placement: one run,
+// or runs long enough that the copy's per-run cost does not dominate.
+bool TimedLayout(const Layout& l) { return l.ndim == 0 || l.run >= 4096; }
+
 // The sender's view of how the receiver ended a message.
 std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
   if (s == WEFT_ERR_INVALID_ARGUMENT)
@@ -97,7 +101,8 @@ void State::EndPipe(Request* r) {
   }
   Remove(&pipe_recvs_, r);
   const PeerPipes* from = peers_[r->peer_rank]->pipes.get();
-  from->Detach(token, r->status, r->bytes, r->pipe_ns);  // completes (or fails) the sender's op
+  // Completes (or fails) the sender's op; our copy time lets it judge the pipe (JudgePipe).
+  from->Detach(token, r->status, r->bytes, TimedLayout(r->layout) ? r->pipe_ns : 0);
   WakePeer(from);
 }
 
@@ -145,12 +150,16 @@ void State::JudgePipe(Request* r, uint64_t copy_ns) {
   // the ring run at 4-6 GB/s instead of 12-17, and pipes take twice as long as single copy
   // (which does not care: measured 1 MiB all-gather 195 vs 90 us there, 70 vs 110 us
   // otherwise). So messages large enough to time are judged by their slower copy against
-  // WEFT_UCX_PIPE_MIN_GBPS (8); a few slow ones in a row turn pipes to that peer off for 50 ms,
-  // doubling up to 2 s while they stay slow, and one fast message resets that.
+  // WEFT_UCX_PIPE_MIN_GBPS (8; 0: never); a few slow ones in a row turn pipes to that peer
+  // off for 50 ms, doubling up to 2 s while they stay slow, and one fast message resets that.
+  // Not judged: memory in short runs (its copies are slow wherever the cores are; each side
+  // leaves its time out then, see EndPipe), and messages that finish while pipes are off
+  // (started before: they would stretch the off time for one burst).
   constexpr uint64_t kJudgedFrom = 32 << 10;
   constexpr uint32_t kSlowInARow = 3;
-  if (r->bytes < kJudgedFrom) return;
+  if (r->bytes < kJudgedFrom || tuning_.pipe_min_gbps == 0 || !TimedLayout(r->layout)) return;
   Peer& p = *peers_[r->peer_rank];
+  if (p.pipes_off_until != Clock::time_point{} && Clock::now() < p.pipes_off_until) return;
   const uint64_t slower = std::max(copy_ns, r->pipe_ns);
   if (slower == 0 || static_cast<double>(r->bytes) >=
                          static_cast<double>(tuning_.pipe_min_gbps) * static_cast<double>(slower)) {
