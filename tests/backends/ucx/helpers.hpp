@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <weft/backend_plugin.h>
@@ -38,6 +39,37 @@ inline std::string PeerFailureNaming(int32_t rank, weft_status_t s, const char* 
     return "does not name " + name + ": " + FileStoreHost::LastError();
   if (took > limit_s) return "noticed after " + std::to_string(took) + " s";
   return "";
+}
+
+// `rows` rows of `cols` int32 elements, a row every `stride` elements (stride == cols: one run).
+inline weft_bk_strided_t Int32Rows(uint64_t rows, uint64_t cols, uint64_t stride) {
+  weft_bk_strided_t l{};
+  l.struct_size = sizeof(l);
+  l.ndim = 2;
+  l.item_bytes = 4;
+  l.shape[0] = rows;
+  l.shape[1] = cols;
+  l.strides[0] = static_cast<int64_t>(stride) * 4;
+  l.strides[1] = 4;
+  return l;
+}
+
+// Rank 0's side of a test whose rank 1 dies while rank 0's send `q` waits for it: after
+// `grace_ms` (rank 1 takes its part, then dies), the wait fails with PEER_FAILURE naming rank 1
+// within 2.5 s; `q` is freed.
+inline std::string SendFailsWhenRankOneDies(const weft_backend_plugin_t& t, weft_bk_request_t* q,
+                                            int grace_ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(grace_ms));
+  const auto t0 = Clock::now();
+  const weft_status_t s = t.request_wait(q, -1);
+  t.request_free(q);
+  return PeerFailureNaming(1, s, "send to the killed receiver", Since(t0), 2.5);
+}
+
+// Rank 0 succeeded and rank 1 killed itself.
+inline void ExpectRankOneKilled(const std::vector<std::string>& results) {
+  EXPECT_EQ(results[0], "");
+  EXPECT_EQ(results[1], "killed by signal 9");
 }
 
 inline void ExpectAllOk(const std::vector<std::string>& results) {

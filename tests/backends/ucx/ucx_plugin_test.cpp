@@ -390,17 +390,6 @@ TEST(UcxPlugin, PipedMessagesKeepOrderAndReportFailures) { SingleCopyOrderAndFai
 std::string StridedExchange(Rank& r) {
   const weft_backend_plugin_t& t = *r.plugin;
   const weft_bk_op_t op = r.Op();
-  auto layout = [](uint64_t rows, uint64_t cols, int64_t row_stride) {
-    weft_bk_strided_t l{};
-    l.struct_size = sizeof(l);
-    l.ndim = 2;
-    l.item_bytes = 4;
-    l.shape[0] = rows;
-    l.shape[1] = cols;
-    l.strides[0] = row_stride * 4;
-    l.strides[1] = 4;
-    return l;
-  };
   weft_status_t s;
   for (uint64_t rows : {uint64_t{3}, uint64_t{40}, uint64_t{700}}) {
     const uint64_t cols = 9;  // 36-byte rows: 108 B, 1.4 KiB, 25 KiB per message
@@ -412,7 +401,7 @@ std::string StridedExchange(Rank& r) {
       return static_cast<int32_t>((i * 20 + 5 + j) * 7 + rows);
     };
     if (r.rank == 0) {
-      const weft_bk_strided_t src = layout(rows, cols, 20);
+      const weft_bk_strided_t src = Int32Rows(rows, cols, 20);
       if ((s = t.send_strided(r.comm, a.data() + 5, &src, 1, 11, &op, nullptr)))
         return Err("strided send", s);
       if ((s = t.send_strided(r.comm, a.data() + 5, &src, 1, 11, &op, nullptr)))
@@ -423,7 +412,7 @@ std::string StridedExchange(Rank& r) {
       if ((s = t.send(r.comm, packed.data(), packed.size() * 4, kU8, 1, 11, &op, nullptr)))
         return Err("send", s);
     } else {
-      const weft_bk_strided_t dst = layout(rows, cols, 13);
+      const weft_bk_strided_t dst = Int32Rows(rows, cols, 13);
       if ((s = t.recv_strided(r.comm, b.data() + 2, &dst, 0, 11, &op, nullptr)))
         return Err("strided receive", s);
       for (uint64_t i = 0; i < rows; ++i)
@@ -446,7 +435,7 @@ std::string StridedExchange(Rank& r) {
     }
   }
   // A malformed layout is refused before anything is posted.
-  weft_bk_strided_t bad = layout(2, 2, 4);
+  weft_bk_strided_t bad = Int32Rows(2, 2, 4);
   bad.ndim = WEFT_BK_MAX_DIMS + 1;
   int32_t x = 0;
   s = t.send_strided(r.comm, &x, &bad, 1 - r.rank, 12, &op, nullptr);
@@ -511,17 +500,7 @@ struct Rows {
   uint64_t rows, cols, stride;
   uint64_t Count() const { return rows * cols; }
   uint64_t Index(uint64_t e) const { return e / cols * stride + e % cols; }  // of element e
-  weft_bk_strided_t Layout() const {
-    weft_bk_strided_t l{};
-    l.struct_size = sizeof(l);
-    l.ndim = 2;
-    l.item_bytes = 4;
-    l.shape[0] = rows;
-    l.shape[1] = cols;
-    l.strides[0] = static_cast<int64_t>(stride) * 4;
-    l.strides[1] = 4;
-    return l;
-  }
+  weft_bk_strided_t Layout() const { return Int32Rows(rows, cols, stride); }
 };
 
 int32_t PushValue(size_t k, uint64_t e) { return static_cast<int32_t>(k * 1000003 + e * 7 + 1); }
@@ -689,14 +668,9 @@ TEST(UcxPlugin, AReceiverKilledAfterLendingFailsTheWriter) {
     std::vector<int32_t> a(kPushed.rows * kPushed.stride, 5);
     weft_bk_request_t* q = nullptr;
     if ((s = t.send_strided(r.comm, a.data(), &l, 1, 44, &op, &q))) return Err("send", s);
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));  // rank 1 lends, then dies
-    const auto t0 = Clock::now();
-    s = t.request_wait(q, -1);
-    t.request_free(q);
-    return PeerFailureNaming(1, s, "send to the killed receiver", Since(t0), 2.5);
+    return SendFailsWhenRankOneDies(t, q, 600);  // rank 1 lends, then dies
   });
-  EXPECT_EQ(results[0], "");
-  EXPECT_EQ(results[1], "killed by signal 9");
+  ExpectRankOneKilled(results);
 }
 
 }  // namespace
