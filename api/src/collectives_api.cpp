@@ -1,6 +1,7 @@
 // extern "C" layer for the collectives and point-to-point calls: argument checks per call,
 // then Launch (collective_launch.cpp) does the rest.
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "api/src/buffer_check.hpp"
@@ -26,10 +27,14 @@ std::string Str(int64_t v) { return std::to_string(v); }
 Result<weft::ReduceOp> CheckOp(int32_t op, weft::DType t) {
   if (op < 0 || op >= weft::kNumReduceOps)
     return InvalidArgument("op is " + Str(op) + " but must be WEFT_REDUCE_SUM..WEFT_REDUCE_PROD");
-  std::string why;
-  if (!weft::ReduceValidFor(static_cast<weft::ReduceOp>(op), t, &why))
-    return InvalidArgument("op " + std::string(weft::ReduceOpName(weft::ReduceOp(op))) +
-                           " on dtype " + weft::DTypeName(t) + ": " + why);
+  const auto o = static_cast<weft::ReduceOp>(op);
+  // The reason is built only for a pair that fails (this runs on every call).
+  if (!weft::ReduceValidFor(o, t, nullptr)) {
+    std::string why;
+    weft::ReduceValidFor(o, t, &why);
+    return InvalidArgument("op " + std::string(weft::ReduceOpName(o)) + " on dtype " +
+                           weft::DTypeName(t) + ": " + why);
+  }
   return static_cast<weft::ReduceOp>(op);
 }
 
@@ -41,11 +46,18 @@ Result<std::pair<Buffer, Buffer>> Pair(const DLTensor* send, const DLTensor* rec
   return std::make_pair(s, r);
 }
 
-Status SizeIs(const Buffer& b, const char* name, int64_t expect, const std::string& why) {
-  if (b.numel != expect)
-    return InvalidArgument(std::string(name) + " has " + Str(b.numel) + " elements but " + why +
-                           " needs " + Str(expect));
-  return Status::Ok();
+// `why` names what sets the size: a string literal, or a callable that builds the text (only
+// on the error path: this runs on every call).
+template <typename Why>
+Status SizeIs(const Buffer& b, const char* name, int64_t expect, Why&& why) {
+  if (b.numel == expect) return Status::Ok();
+  std::string w;
+  if constexpr (std::is_invocable_v<Why>)
+    w = why();
+  else
+    w = why;
+  return InvalidArgument(std::string(name) + " has " + Str(b.numel) + " elements but " + w +
+                         " needs " + Str(expect));
 }
 
 // Counts (and optional displacements) of a v-collective, checked against a buffer.
@@ -134,8 +146,9 @@ weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32
     return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
                   [&](const GroupInfo& g) -> Result<CommOp> {
                     WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(),
-                                                "allgather over " + Str(g.size()) + " ranks"));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
+                      return "allgather over " + Str(g.size()) + " ranks";
+                    }));
                     return CommOp([b](Communicator& c, const OpArgs& a) {
                       return c.Allgather(b.first.data, b.second.data, b.first.numel, b.first.dtype,
                                          a);
@@ -154,8 +167,8 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
           WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
           WEFT_ASSIGN_OR_RETURN(auto cd, Counts(recv_counts, recv_displs, g.size(), b.second,
                                                 "recv_counts", "recv_displs", "recv"));
-          WEFT_RETURN_IF_ERROR(
-              SizeIs(b.first, "send", cd.first[g.index], "recv_counts[" + Str(g.index) + "]"));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", cd.first[g.index],
+                                      [&] { return "recv_counts[" + Str(g.index) + "]"; }));
           return CommOp([b, cd](Communicator& c, const OpArgs& a) {
             return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
                                 b.first.dtype, a);
@@ -171,8 +184,9 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, 
     return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
                   [&](const GroupInfo& g) -> Result<CommOp> {
                     WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(),
-                                                "reduce_scatter over " + Str(g.size()) + " ranks"));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(), [&] {
+                      return "reduce_scatter over " + Str(g.size()) + " ranks";
+                    }));
                     WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
                     return CommOp([b, o](Communicator& c, const OpArgs& a) {
                       return c.ReduceScatter(b.first.data, b.second.data, b.second.numel,
@@ -195,8 +209,8 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
           int64_t total = 0;
           for (uint64_t x : cd.first) total += static_cast<int64_t>(x);
           WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", total, "sum(counts)"));
-          WEFT_RETURN_IF_ERROR(
-              SizeIs(b.second, "recv", cd.first[g.index], "counts[" + Str(g.index) + "]"));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", cd.first[g.index],
+                                      [&] { return "counts[" + Str(g.index) + "]"; }));
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
           return CommOp([b, cd, o](Communicator& c, const OpArgs& a) {
             return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);

@@ -15,8 +15,10 @@ std::string OpText(ReduceOp op) {
 }  // namespace
 
 Status CheckElementOp(const char* fn, DType t, ReduceOp op) {
-  std::string why;
-  if (!ReduceValidFor(op, t, &why)) {
+  // The reason is built only for a pair that fails (this runs on every call).
+  if (!ReduceValidFor(op, t, nullptr)) {
+    std::string why;
+    ReduceValidFor(op, t, &why);
     return InvalidArgument(std::string(fn) + ": cannot reduce " + DTypeName(t) + " with " +
                            OpText(op) + ": " + why);
   }

@@ -1,6 +1,7 @@
 // ReduceInto and Reduce3: validate once, pick one templated loop for (dtype, op, aliasing)
 // once, and run it over the whole buffer (no per-element dispatch).
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "backends/reduce/element_ops.hpp"
@@ -153,14 +154,68 @@ Kernel SelectKernel(DType t, ReduceOp op) {
   }
 }
 
-Status Run(const char* fn, DType t, ReduceOp op, Aliasing shape, void* out, const void* in,
-           const void* in2, uint64_t count) {
-  const Kernel k = SelectKernel(t, op);
-  if (k.loop == nullptr) {
-    return Internal(std::string(fn) + ": no kernel for " + DTypeName(t) + " " + ReduceOpName(op));
+// SelectKernel for every valid (dtype, op), once: a call then finds its loop with one indexed
+// load instead of validating the pair and walking the switches (an 8-byte all-reduce pays this
+// on every call, and the walk was a sixth of its time). Null for pairs CheckElementOp rejects.
+constexpr int kCodes = 7, kWidths = 5, kOps = kNumReduceOps;
+
+int WidthIndex(uint8_t bits) {
+  switch (bits) {
+    case 8:
+      return 0;
+    case 16:
+      return 1;
+    case 32:
+      return 2;
+    case 64:
+      return 3;
+    case 128:
+      return 4;
+    default:
+      return -1;
   }
-  k.loop(shape, out, in, in2, count * k.lanes);
-  return Status::Ok();
+}
+
+struct KernelTable {
+  Kernel k[kCodes][kWidths][kOps];
+  KernelTable() {
+    constexpr uint8_t kBits[kWidths] = {8, 16, 32, 64, 128};
+    for (int c = 0; c < kCodes; ++c)
+      for (int w = 0; w < kWidths; ++w)
+        for (int o = 0; o < kOps; ++o) {
+          const DType t{static_cast<uint8_t>(c), kBits[w], 1};
+          const auto op = static_cast<ReduceOp>(o);
+          if (ReduceValidFor(op, t, nullptr) && op != ReduceOp::kAvg)
+            k[c][w][o] = SelectKernel(t, op);
+        }
+  }
+};
+
+// The loop for (t, op), or null when the pair has none (the caller reports why).
+const Kernel* Lookup(DType t, ReduceOp op) {
+  static const KernelTable table;
+  const int w = WidthIndex(t.bits);
+  const auto o = static_cast<uint32_t>(op);
+  if (t.lanes != 1 || t.code >= kCodes || w < 0 || o >= static_cast<uint32_t>(kOps)) return nullptr;
+  const Kernel& k = table.k[t.code][w][o];
+  return k.loop != nullptr ? &k : nullptr;
+}
+
+// Why (t, op) has no loop: CheckElementOp's message, or an internal error should the table
+// and the check ever disagree.
+Status NoKernel(const char* fn, DType t, ReduceOp op) {
+  WEFT_RETURN_IF_ERROR(detail::CheckElementOp(fn, t, op));
+  return Internal(std::string(fn) + ": no kernel for " + DTypeName(t) + " " + ReduceOpName(op));
+}
+
+// Whether `count` elements of `item` bytes at each of the pointers pass CheckBuffer, without
+// building anything (the common case); CheckBuffer then gives the message.
+bool Fits(uint64_t count, uint64_t item, std::initializer_list<const void*> ptrs) {
+  if (count > UINT64_MAX / item) return false;
+  if (count == 0) return true;
+  for (const void* p : ptrs)
+    if (p == nullptr) return false;
+  return true;
 }
 
 Status OverlapError(const char* fn, const char* out, const char* in) {
@@ -172,33 +227,49 @@ Status OverlapError(const char* fn, const char* out, const char* in) {
 
 Status ReduceInto(DType t, ReduceOp op, void* inout, const void* in, uint64_t count) {
   constexpr const char* kFn = "ReduceInto";
-  uint64_t bytes = 0;
-  WEFT_RETURN_IF_ERROR(detail::CheckElementOp(kFn, t, op));
-  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "inout", inout, t, count, &bytes));
-  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "in", in, t, count, &bytes));
+  const Kernel* k = Lookup(t, op);
+  if (k == nullptr) return NoKernel(kFn, t, op);
+  const auto item = static_cast<uint64_t>(ItemSize(t));
+  if (!Fits(count, item, {inout, in})) {
+    uint64_t bytes = 0;
+    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "inout", inout, t, count, &bytes));
+    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "in", in, t, count, &bytes));
+  }
   if (count == 0) return Status::Ok();
-  if (inout == in) return Run(kFn, t, op, Aliasing::kSelf, inout, in, nullptr, count);
+  const uint64_t bytes = count * item;
+  if (inout == in) {
+    k->loop(Aliasing::kSelf, inout, in, nullptr, count * k->lanes);
+    return Status::Ok();
+  }
   if (detail::Overlaps(inout, bytes, in, bytes)) return OverlapError(kFn, "inout", "in");
-  return Run(kFn, t, op, Aliasing::kInto, inout, in, nullptr, count);
+  k->loop(Aliasing::kInto, inout, in, nullptr, count * k->lanes);
+  return Status::Ok();
 }
 
 Status Reduce3(DType t, ReduceOp op, void* out, const void* a, const void* b, uint64_t count) {
   constexpr const char* kFn = "Reduce3";
-  uint64_t bytes = 0;
-  WEFT_RETURN_IF_ERROR(detail::CheckElementOp(kFn, t, op));
-  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "out", out, t, count, &bytes));
-  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "a", a, t, count, &bytes));
-  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "b", b, t, count, &bytes));
+  const Kernel* k = Lookup(t, op);
+  if (k == nullptr) return NoKernel(kFn, t, op);
+  const auto item = static_cast<uint64_t>(ItemSize(t));
+  if (!Fits(count, item, {out, a, b})) {
+    uint64_t bytes = 0;
+    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "out", out, t, count, &bytes));
+    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "a", a, t, count, &bytes));
+    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "b", b, t, count, &bytes));
+  }
   if (count == 0) return Status::Ok();
+  const uint64_t bytes = count * item;
+  const uint64_t n = count * k->lanes;
   const bool is_a = out == a;
   const bool is_b = out == b;
-  if (is_a && is_b) return Run(kFn, t, op, Aliasing::kSelf, out, a, nullptr, count);
+  if (is_a && is_b) return k->loop(Aliasing::kSelf, out, a, nullptr, n), Status::Ok();
   if (!is_a && detail::Overlaps(out, bytes, a, bytes)) return OverlapError(kFn, "out", "a");
   if (!is_b && detail::Overlaps(out, bytes, b, bytes)) return OverlapError(kFn, "out", "b");
-  if (is_a) return Run(kFn, t, op, Aliasing::kInto, out, b, nullptr, count);
+  if (is_a) return k->loop(Aliasing::kInto, out, b, nullptr, n), Status::Ok();
   // Every op is commutative (up to which NaN payload survives), so out == b is op(b, a).
-  if (is_b) return Run(kFn, t, op, Aliasing::kInto, out, a, nullptr, count);
-  return Run(kFn, t, op, Aliasing::kThree, out, a, b, count);
+  if (is_b) return k->loop(Aliasing::kInto, out, a, nullptr, n), Status::Ok();
+  k->loop(Aliasing::kThree, out, a, b, n);
+  return Status::Ok();
 }
 
 }  // namespace weft::backends
