@@ -155,8 +155,10 @@ Kernel SelectKernel(DType t, ReduceOp op) {
 }
 
 // SelectKernel for every valid (dtype, op), once: a call then finds its loop with one indexed
-// load instead of validating the pair and walking the switches (an 8-byte all-reduce pays this
-// on every call, and the walk was a sixth of its time). Null for pairs CheckElementOp rejects.
+// load instead of validating the pair and walking the switches. An 8-byte all-reduce pays this
+// on every call (measured: its whole reduction took a sixth of its time on 2 ranks, and this
+// table with the plugin asking once per pair brought the call from 0.70 to 0.58 us). Null for
+// pairs CheckElementOp rejects.
 constexpr int kCodes = 7, kWidths = 5, kOps = kNumReduceOps;
 
 int WidthIndex(uint8_t bits) {
