@@ -20,22 +20,31 @@ struct Checker {
   State& st;
   const char* name;
 
-  weft_status_t Bad(const std::string& what) const {
+  // The error paths are out of line and cold, so that the checks every call passes inline
+  // into a few instructions each.
+  [[gnu::cold, gnu::noinline]] weft_status_t Bad(const std::string& what) const {
     return st.Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(name) + ": " + what);
+  }
+  [[gnu::cold, gnu::noinline]] weft_status_t Bad(const char* what, const char* why) const {
+    return Bad(std::string(what) + why);
+  }
+  [[gnu::cold, gnu::noinline]] weft_status_t BadBits(uint32_t bits) const {
+    return Bad("dtype of " + std::to_string(bits) + " bits is not a whole number of bytes");
   }
   // Bytes per element of t, or 0 after reporting (dtypes of whole bytes only).
   weft_status_t Item(DLDataType t, uint64_t* item) const {
     const uint64_t lanes = t.lanes ? t.lanes : 1;
-    if (t.bits == 0 || t.bits % 8 != 0)
-      return Bad("dtype of " + std::to_string(t.bits) + " bits is not a whole number of bytes");
+    if (t.bits == 0 || t.bits % 8 != 0) [[unlikely]]
+      return BadBits(t.bits);
     *item = uint64_t{t.bits} / 8 * lanes;
     return WEFT_OK;
   }
   weft_status_t Bytes(const char* what, const void* p, uint64_t count, uint64_t item,
                       uint64_t* bytes) const {
-    if (count > UINT64_MAX / item) return Bad(std::string(what) + ": size overflows");
-    *bytes = count * item;
-    if (p == nullptr && *bytes != 0) return Bad(std::string(what) + " is NULL");
+    if (__builtin_mul_overflow(count, item, bytes)) [[unlikely]]
+      return Bad(what, ": size overflows");
+    if (p == nullptr && *bytes != 0) [[unlikely]]
+      return Bad(what, " is NULL");
     return WEFT_OK;
   }
   // One of n even blocks of `count` elements of t at `p`: its bytes, and n of them must fit.
@@ -60,11 +69,14 @@ struct Checker {
     }
     return WEFT_OK;
   }
+  [[gnu::cold, gnu::noinline]] weft_status_t BadOp(int32_t op) const {
+    return Bad("reduction op " + std::to_string(op) +
+               " (the plugin reduces with sum, max, min or prod)");
+  }
   weft_status_t Reduce(DLDataType t, int32_t op, Reduction* red) const {
     if (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX && op != WEFT_REDUCE_MIN &&
-        op != WEFT_REDUCE_PROD)
-      return Bad("reduction op " + std::to_string(op) +
-                 " (the plugin reduces with sum, max, min or prod)");
+        op != WEFT_REDUCE_PROD) [[unlikely]]
+      return BadOp(op);
     red->host = st.host();
     red->dtype = t;
     red->op = op;
