@@ -82,6 +82,9 @@ struct HostCallbacks {
     return Report(
         ReduceInto(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op), inout, in, count));
   }
+  static weft_bk_reduce_fn ReduceKernelOf(void*, DLDataType t, int32_t op) {
+    return ReduceKernel(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op));
+  }
 };
 
 std::string TakePluginError() {
@@ -106,7 +109,8 @@ Result<std::unique_ptr<Backend>> Backend::Create(std::shared_ptr<LoadedPlugin> p
                                 &HostCallbacks::StoreAdd,
                                 &HostCallbacks::Alloc,
                                 &HostCallbacks::Free,
-                                &HostCallbacks::Reduce};
+                                &HostCallbacks::Reduce,
+                                &HostCallbacks::ReduceKernelOf};
   weft_bk_init_args_t init{sizeof(weft_bk_init_args_t), args.rank, args.world_size, args.local_rank,
                            args.local_world_size,       0,         args.timeout_ms};
   TakePluginError();

@@ -36,6 +36,13 @@ namespace weft::backends {
 // overlap it.
 Status ReduceInto(DType t, ReduceOp op, void* inout, const void* in, uint64_t count);
 
+// ReduceInto's loop for (t, op) as a plain function, for callers that reduce many times with
+// one pair (the backend plugins, through weft_bk_host_api_t.reduce_kernel): it checks nothing,
+// so `inout` and `in` must be equal or disjoint and hold `count` elements each. Null for a pair
+// ReduceInto rejects (avg included).
+using DirectReduceFn = void (*)(void* inout, const void* in, uint64_t count);
+DirectReduceFn ReduceKernel(DType t, ReduceOp op);
+
 // out[i] = op(a[i], b[i]). `out` may equal `a` and/or `b`; any other overlap of `out` with an
 // input is rejected. `a` and `b` may overlap each other freely (they are only read).
 Status Reduce3(DType t, ReduceOp op, void* out, const void* a, const void* b, uint64_t count);

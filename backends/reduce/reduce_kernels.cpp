@@ -20,19 +20,31 @@ using Loop = void (*)(Aliasing, void*, const void*, const void*, uint64_t);
 struct Kernel {
   Loop loop = nullptr;
   uint64_t lanes = 1;  // lanes per element the loop sees (complex sum runs over components)
+  DirectReduceFn direct = nullptr;  // the same loop as inout[i] = op(inout[i], in[i])
 };
+
+// A loop as a plain function of (inout, in, count): what ReduceKernel hands out.
+template <Loop kLoop, uint64_t kLanes>
+void Direct(void* inout, const void* in, uint64_t count) {
+  kLoop(inout == in ? Aliasing::kSelf : Aliasing::kInto, inout, in, nullptr, count * kLanes);
+}
+
+template <Loop kLoop, uint64_t kLanes = 1>
+Kernel K() {
+  return {kLoop, kLanes, &Direct<kLoop, kLanes>};
+}
 
 template <class T>
 Kernel ForReal(ReduceOp op) {
   switch (op) {
     case ReduceOp::kSum:
-      return {&detail::RunLoop<detail::SumFn<T>>};
+      return K<&detail::RunLoop<detail::SumFn<T>>>();
     case ReduceOp::kProd:
-      return {&detail::RunLoop<detail::ProdFn<T>>};
+      return K<&detail::RunLoop<detail::ProdFn<T>>>();
     case ReduceOp::kMax:
-      return {&detail::RunLoop<detail::MaxFn<T>>};
+      return K<&detail::RunLoop<detail::MaxFn<T>>>();
     case ReduceOp::kMin:
-      return {&detail::RunLoop<detail::MinFn<T>>};
+      return K<&detail::RunLoop<detail::MinFn<T>>>();
     case ReduceOp::kAvg:
       break;
   }
@@ -44,13 +56,13 @@ Kernel ForPortableSixteenBit(ReduceOp op) {
   using detail::Via32Fn;
   switch (op) {
     case ReduceOp::kSum:
-      return {&detail::RunLoop<Via32Fn<Codec, detail::SumFn>>};
+      return K<&detail::RunLoop<Via32Fn<Codec, detail::SumFn>>>();
     case ReduceOp::kProd:
-      return {&detail::RunLoop<Via32Fn<Codec, detail::ProdFn>>};
+      return K<&detail::RunLoop<Via32Fn<Codec, detail::ProdFn>>>();
     case ReduceOp::kMax:
-      return {&detail::RunLoop<Via32Fn<Codec, detail::MaxFn>>};
+      return K<&detail::RunLoop<Via32Fn<Codec, detail::MaxFn>>>();
     case ReduceOp::kMin:
-      return {&detail::RunLoop<Via32Fn<Codec, detail::MinFn>>};
+      return K<&detail::RunLoop<Via32Fn<Codec, detail::MinFn>>>();
     case ReduceOp::kAvg:
       break;
   }
@@ -79,13 +91,13 @@ Kernel ForSixteenBitAvx2(ReduceOp op) {
   using detail::VecOp;
   switch (op) {
     case ReduceOp::kSum:
-      return {&RunAvx2<kType, VecOp::kSum>};
+      return K<&RunAvx2<kType, VecOp::kSum>>();
     case ReduceOp::kProd:
-      return {&RunAvx2<kType, VecOp::kProd>};
+      return K<&RunAvx2<kType, VecOp::kProd>>();
     case ReduceOp::kMax:
-      return {&RunAvx2<kType, VecOp::kMax>};
+      return K<&RunAvx2<kType, VecOp::kMax>>();
     case ReduceOp::kMin:
-      return {&RunAvx2<kType, VecOp::kMin>};
+      return K<&RunAvx2<kType, VecOp::kMin>>();
     case ReduceOp::kAvg:
       break;
   }
@@ -104,14 +116,14 @@ Kernel ForSixteenBit(ReduceOp op) {
 
 template <class T>
 Kernel ForComplex(ReduceOp op) {
-  if (op == ReduceOp::kSum) return {&detail::RunLoop<detail::SumFn<T>>, 2};
-  if (op == ReduceOp::kProd) return {&detail::RunLoop<detail::ComplexProdFn<T>>};
+  if (op == ReduceOp::kSum) return K<&detail::RunLoop<detail::SumFn<T>>, 2>();
+  if (op == ReduceOp::kProd) return K<&detail::RunLoop<detail::ComplexProdFn<T>>>();
   return {};
 }
 
 Kernel ForBool(ReduceOp op) {
-  if (op == ReduceOp::kSum || op == ReduceOp::kMax) return {&detail::RunLoop<detail::OrFn>};
-  if (op == ReduceOp::kProd || op == ReduceOp::kMin) return {&detail::RunLoop<detail::AndFn>};
+  if (op == ReduceOp::kSum || op == ReduceOp::kMax) return K<&detail::RunLoop<detail::OrFn>>();
+  if (op == ReduceOp::kProd || op == ReduceOp::kMin) return K<&detail::RunLoop<detail::AndFn>>();
   return {};
 }
 
@@ -272,6 +284,11 @@ Status Reduce3(DType t, ReduceOp op, void* out, const void* a, const void* b, ui
   if (is_b) return k->loop(Aliasing::kInto, out, a, nullptr, n), Status::Ok();
   k->loop(Aliasing::kThree, out, a, b, n);
   return Status::Ok();
+}
+
+DirectReduceFn ReduceKernel(DType t, ReduceOp op) {
+  const Kernel* k = Lookup(t, op);
+  return k != nullptr ? k->direct : nullptr;
 }
 
 }  // namespace weft::backends

@@ -71,9 +71,6 @@ class State {
   State& operator=(const State&) = delete;
 
   const weft_bk_host_api_t* host() const { return host_; }
-  // The last (dtype, op) pair the host's kernel accepted (coll/entry.cpp), so that a run of
-  // calls with one pair asks the host once; ~0 before any.
-  std::atomic<uint64_t>& reduce_pair_ok() { return reduce_pair_ok_; }
   int32_t rank() const { return args_.world_rank; }
   int32_t world_size() const { return args_.world_size; }
   const Tuning& tuning() const { return tuning_; }
@@ -184,7 +181,6 @@ class State {
   void FailRequest(Request* r, weft_status_t status, const std::string& message);
 
   const weft_bk_host_api_t* host_;
-  std::atomic<uint64_t> reduce_pair_ok_{~uint64_t{0}};
   weft_bk_init_args_t args_;
   Tuning tuning_;
   Clock::duration spin_;

@@ -20,7 +20,8 @@
  *    the op blocks until done; otherwise it returns a request to test/wait/cancel/free. A
  *    plugin without WEFT_BK_CAP_ASYNC may complete the op before returning the request.
  *  - Reductions reach the plugin with op sum, max, min or prod (the host composes avg). The
- *    plugin must reduce with host->reduce so that every backend rounds identically.
+ *    plugin must reduce with host->reduce (or the kernel host->reduce_kernel hands out, ABI
+ *    1.2) so that every backend rounds identically.
  *  - A function pointer may be NULL (or its capability bit clear): the host then composes
  *    the op from the plugin's send/recv. send, recv, request_* and comm_* are mandatory.
  *  - Errors: return a negative weft_status_t after calling host->set_error(host_data, msg)
@@ -40,7 +41,7 @@ extern "C" {
 #endif
 
 #define WEFT_BACKEND_PLUGIN_ABI_MAJOR 1
-#define WEFT_BACKEND_PLUGIN_ABI_MINOR 1
+#define WEFT_BACKEND_PLUGIN_ABI_MINOR 2
 #define WEFT_BACKEND_PLUGIN_ABI_VERSION \
   ((WEFT_BACKEND_PLUGIN_ABI_MAJOR << 16) | WEFT_BACKEND_PLUGIN_ABI_MINOR)
 
@@ -62,6 +63,11 @@ extern "C" {
 /* Log levels of host->log. */
 enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN = 3,
        WEFT_LOG_ERROR = 4 };
+
+/* A reduction kernel of the host (ABI 1.2): inout[i] = op(inout[i], in[i]) for count elements,
+ * for one (dtype, op) fixed when it was looked up. It checks nothing: inout and in are equal
+ * or do not overlap, and both hold count elements. */
+typedef void (*weft_bk_reduce_fn)(void* inout, const void* in, uint64_t count);
 
 typedef struct weft_bk_comm weft_bk_comm_t;       /* a plugin's communicator */
 typedef struct weft_bk_request weft_bk_request_t; /* a plugin's pending operation */
@@ -91,6 +97,11 @@ typedef struct weft_bk_host_api {
    * with the exact rules of SPEC §2.4 (integers wrap, bool or/and). */
   weft_status_t (*reduce)(void* host_data, DLDataType dtype, int32_t op, void* inout,
                           const void* in, uint64_t count);
+  /* ABI 1.2, present when struct_size covers it (else, or NULL, use reduce): the kernel that
+   * reduce runs for (dtype, op), to call directly, or NULL for a pair reduce rejects (no error
+   * is set; reduce with count 0 gives the message). Valid until finalize(). Why: a small
+   * collective reduces a few bytes, and reduce's per-call checks cost more than that. */
+  weft_bk_reduce_fn (*reduce_kernel)(void* host_data, DLDataType dtype, int32_t op);
 } weft_bk_host_api_t;
 
 /* Per-context facts handed to init(). */

@@ -28,6 +28,11 @@ struct Reduction {
   DLDataType dtype{};
   int32_t op = 0;
   uint64_t item = 0;  // bytes per element
+  // The host's kernel for (dtype, op) where the host hands it out (ABI 1.2), called directly:
+  // host->reduce checks its arguments on every call, which costs more than reducing the few
+  // bytes of a small all-reduce. item == 1 << item_shift then (reducible dtypes have one lane).
+  weft_bk_reduce_fn kernel = nullptr;
+  uint32_t item_shift = 0;
 
   // inout[i] = op(inout[i], in[i]) for `bytes` bytes (a multiple of item).
   weft_status_t Into(void* inout, const void* in, uint64_t bytes, std::string* why) const;

@@ -23,7 +23,7 @@ constexpr uint32_t kBoardOnlyPolls = 64;
 // The failure of a member whose slot holds a later call than one this member still reads.
 // Consuming in order (board.hpp) rules it out; it is checked all the same, since a mixed
 // result would be silent.
-weft_status_t MovedOn(int32_t rank, std::string* why) {
+[[gnu::cold, gnu::noinline]] weft_status_t MovedOn(int32_t rank, std::string* why) {
   *why = "rank " + std::to_string(rank) + " overwrote its part of this collective";
   return WEFT_ERR_INTERNAL;
 }
@@ -118,21 +118,27 @@ bool BoardQueue::Arrived() const {
   return e.published && AllArrived(e.seq);
 }
 
+void BoardQueue::Mismatch(BoardEntry& e, int32_t i, uint64_t theirs) const {
+  e.status = WEFT_ERR_INVALID_USAGE;
+  e.why = "rank " + std::to_string(ranks_[i]) + " called " + Describe(theirs) +
+          " where this rank called " + Describe(WordOf(e)) + " (collective number " +
+          std::to_string(e.seq) + " on the communicator's board)";
+}
+
 void BoardQueue::Consume(BoardEntry& e) {
   const int32_t n = static_cast<int32_t>(areas_.size());
   const uint64_t word = WordOf(e);
   // Members that called something else here (a different collective, size or op): an
   // error on each side, and the queue goes on (every member consumed this call).
-  for (int32_t i = 0; i < n && e.status == WEFT_OK; ++i) {
+  for (int32_t i = 0; i < n; ++i) {
     const uint64_t theirs = SlotWord(areas_[i], e.seq);
-    if (i != me_ && theirs != word) {
-      e.status = WEFT_ERR_INVALID_USAGE;
-      e.why = "rank " + std::to_string(ranks_[i]) + " called " + Describe(theirs) +
-              " where this rank called " + Describe(word) + " (collective number " +
-              std::to_string(e.seq) + " on the communicator's board)";
+    if (i != me_ && theirs != word) [[unlikely]] {
+      Mismatch(e, i, theirs);
+      e.done = true;
+      return;
     }
   }
-  if (e.reduce && !e.abandoned && e.bytes != 0 && e.status == WEFT_OK) {
+  if (e.reduce && !e.abandoned && e.bytes != 0) {
     CopyBytes(e.out, DataOf(areas_[0], e.seq), e.bytes);
     for (int32_t i = 1; i < n && e.status == WEFT_OK; ++i)
       e.status = e.red.Into(e.out, DataOf(areas_[i], e.seq), e.bytes, &e.why);
@@ -141,7 +147,8 @@ void BoardQueue::Consume(BoardEntry& e) {
   // the one of this call.
   std::atomic_thread_fence(std::memory_order_acquire);
   for (int32_t i = 0; i < n && e.status == WEFT_OK; ++i)
-    if (i != me_ && SlotWord(areas_[i], e.seq) != word) e.status = MovedOn(ranks_[i], &e.why);
+    if (i != me_ && SlotWord(areas_[i], e.seq) != word) [[unlikely]]
+      e.status = MovedOn(ranks_[i], &e.why);
   e.done = true;
 }
 
@@ -322,12 +329,18 @@ class BoardRound final : public Awaited {
   BoardEntry* e_ = nullptr;
 };
 
+[[gnu::cold, gnu::noinline]] weft_status_t Failed(State& st, weft_status_t s, const char* name,
+                                                  const std::string& why) {
+  return st.Fail(s, std::string(name) + ": " + why);
+}
+
 weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const void* send,
                           void* recv, uint64_t bytes, int64_t timeout_ms) {
   State& st = *c.state;
   std::unique_lock<std::mutex> lock(st.mu());
   std::string why;
-  if (weft_status_t s = st.Aborted(&why)) return st.Fail(s, std::string(name) + ": " + why);
+  if (weft_status_t s = st.Aborted(&why)) [[unlikely]]
+    return Failed(st, s, name, why);
   // A blocking board collective still takes its collective number, as a Schedule does for
   // the members that asked for a request: the tags of later collectives over UCX must agree.
   ++c.collectives;
@@ -335,7 +348,9 @@ weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const
   BoardEntry* e = q.Add(red, send, recv, bytes);
   const weft_status_t s = q.Wait(lock, e, timeout_ms, &why);
   q.Release(e);
-  return s == WEFT_OK ? s : st.Fail(s, std::string(name) + ": " + why);
+  if (s != WEFT_OK) [[unlikely]]
+    return Failed(st, s, name, why);
+  return WEFT_OK;
 }
 
 }  // namespace

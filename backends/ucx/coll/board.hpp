@@ -88,6 +88,8 @@ class BoardQueue final : public BoardWaiter {
   // runs once per publication, before this thread may sleep or return.
   void WakeSleepers();
   bool AllArrived(uint64_t seq) const;
+  // Records that member i called something else at this place (its word `theirs`).
+  [[gnu::cold, gnu::noinline]] void Mismatch(BoardEntry& e, int32_t i, uint64_t theirs) const;
   void Consume(BoardEntry& e);
   void PopFront();
   void Break(weft_status_t s, const std::string& why);

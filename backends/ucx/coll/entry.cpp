@@ -2,6 +2,7 @@
 // and hand back its request (or wait for it when the host asked for a blocking op).
 #include "backends/ucx/coll/entry.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -81,14 +82,20 @@ struct Checker {
     red->dtype = t;
     red->op = op;
     if (weft_status_t s = Item(t, &red->item)) return s;
-    // The kernel checks the dtype/op pair (and reports it) without touching memory; a pair it
-    // accepted last time is not asked again (one call through the host per collective less).
-    const uint64_t pair = uint64_t{t.code} | uint64_t{t.bits} << 8 | uint64_t{t.lanes} << 16 |
-                          static_cast<uint64_t>(static_cast<uint32_t>(op)) << 32;
-    if (st.reduce_pair_ok().load(std::memory_order_relaxed) == pair) return WEFT_OK;
-    const weft_status_t s = st.host()->reduce(st.host()->host_data, t, op, nullptr, nullptr, 0);
-    if (s == WEFT_OK) st.reduce_pair_ok().store(pair, std::memory_order_relaxed);
-    return s;
+    const weft_bk_host_api_t& h = *st.host();
+    // The host's kernel where it hands one out (ABI 1.2, coll/algorithms.hpp), else (or for a
+    // pair it rejects) host->reduce, which checks the pair and reports it without touching
+    // memory.
+    constexpr size_t kKernelEnd = offsetof(weft_bk_host_api_t, reduce_kernel) + sizeof(void*);
+    if (h.struct_size >= kKernelEnd && h.reduce_kernel != nullptr) {
+      red->kernel = h.reduce_kernel(h.host_data, t, op);
+      if (red->kernel != nullptr) {
+        red->item_shift = static_cast<uint32_t>(__builtin_ctzll(red->item));
+        if ((uint64_t{1} << red->item_shift) == red->item) return WEFT_OK;
+        red->kernel = nullptr;  // cannot happen (one lane); host->reduce stays correct anyway
+      }
+    }
+    return h.reduce(h.host_data, t, op, nullptr, nullptr, 0);
   }
 };
 

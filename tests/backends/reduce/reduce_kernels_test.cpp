@@ -49,6 +49,22 @@ TEST_P(ReduceKernelTest, ReduceIntoMatchesReference) {
   ExpectMatchesReference(c, a.data(), b.data(), io.data(), n);
 }
 
+// The kernel plugins call directly (weft_bk_host_api_t.reduce_kernel): ReduceInto's loop, on
+// separate buffers and in place.
+TEST_P(ReduceKernelTest, DirectKernelMatchesReference) {
+  const OpCase c = GetParam();
+  const DirectReduceFn fn = ReduceKernel(c.t, c.op);
+  ASSERT_NE(fn, nullptr);
+  const uint64_t n = 1000 + 3;
+  const Bytes a = Random(n), b = Random(n);
+  Bytes io = a;
+  fn(io.data(), b.data(), n);
+  ExpectMatchesReference(c, a.data(), b.data(), io.data(), n);
+  Bytes self = a;
+  fn(self.data(), self.data(), n);
+  ExpectMatchesReference(c, a.data(), a.data(), self.data(), n);
+}
+
 TEST_P(ReduceKernelTest, Reduce3MatchesReference) {
   const OpCase c = GetParam();
   const uint64_t n = 1000 + 3;
@@ -167,6 +183,25 @@ void ExpectPortableLoopsMatchReference(DType t) {
 TEST(PortableSixteenBitLoops, MatchTheReference) {
   ExpectPortableLoopsMatchReference<detail::HalfCodec>(kF16);
   ExpectPortableLoopsMatchReference<detail::Bfloat16Codec>(kBF16);
+}
+
+// ReduceKernel hands out a kernel exactly for the pairs ReduceInto accepts: none for avg,
+// unknown ops, vector lanes or dtypes without kernels.
+TEST(DirectKernel, NullExactlyWhereReduceIntoRejects) {
+  int kernels = 0;
+  for (uint8_t code = 0; code < 9; ++code)
+    for (uint8_t bits : {0, 1, 8, 16, 24, 32, 64, 128, 255})
+      for (uint16_t lanes : {1, 2})
+        for (int32_t op = -1; op <= kNumReduceOps; ++op) {
+          const DType t{code, bits, lanes};
+          const auto o = static_cast<ReduceOp>(op);
+          const bool accepted = ReduceInto(t, o, nullptr, nullptr, 0).ok();
+          EXPECT_EQ(ReduceKernel(t, o) != nullptr, accepted)
+              << "code " << int{code} << " bits " << int{bits} << " lanes " << lanes << " op "
+              << op;
+          kernels += accepted ? 1 : 0;
+        }
+  EXPECT_EQ(kernels, static_cast<int>(AllElementCases().size()));
 }
 
 }  // namespace
