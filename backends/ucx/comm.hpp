@@ -77,6 +77,11 @@ struct Comm {
   // member agreed to use boards; null otherwise. Shared with the requests of board calls,
   // which may outlive the communicator.
   std::shared_ptr<BoardQueue> board;
+  // The host's reduction kernel for the (dtype, op) this communicator reduced with last
+  // (coll/entry.cpp): a run of calls with one pair looks it up once. The host issues a
+  // communicator's ops from one thread at a time, so this needs no lock.
+  uint64_t kernel_pair = ~uint64_t{0};
+  weft_bk_reduce_fn kernel = nullptr;
 
   int32_t size() const { return static_cast<int32_t>(ranks.size()); }
 };

@@ -50,7 +50,8 @@ BoardQueue::~BoardQueue() {
   if (watched_) st_.Unwatch(this);
 }
 
-BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, uint64_t bytes) {
+BoardEntry* BoardQueue::NewEntry(const Reduction* red, const void* send, void* out,
+                                 uint64_t bytes) {
   BoardEntry* e = nullptr;
   if (!spare_.empty()) {
     e = spare_.back();
@@ -62,12 +63,26 @@ BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, u
     entries_.push_back(std::make_unique<BoardEntry>());
     e = entries_.back().get();
   }
-  e->seq = ++calls_;
   e->reduce = red != nullptr;
   if (red != nullptr) e->red = *red;
   e->send = send;
   e->out = out;
   e->bytes = bytes;
+  return e;
+}
+
+void BoardQueue::StartQueue() {
+  queue_.clear();
+  head_ = 0;
+  if (!watched_) {
+    st_.Watch(this);
+    watched_ = true;
+  }
+}
+
+BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, uint64_t bytes) {
+  BoardEntry* e = NewEntry(red, send, out, bytes);
+  e->seq = ++calls_;
   if (broken_ != WEFT_OK) {
     e->done = true;
     e->status = broken_;
@@ -76,12 +91,7 @@ BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, u
   }
   const bool first = head_ == queue_.size();
   if (first) {
-    queue_.clear();
-    head_ = 0;
-    if (!watched_) {
-      st_.Watch(this);
-      watched_ = true;
-    }
+    StartQueue();
   } else if (bytes != 0) {  // waits for its turn: the caller's memory may be gone by then
     CopyBytes(e->staged, send, bytes);
     e->send = e->staged;
@@ -89,6 +99,45 @@ BoardEntry* BoardQueue::Add(const Reduction* red, const void* send, void* out, u
   queue_.push_back(e);
   if (first) Publish(*e);  // first in line: published from the caller's memory now
   return e;
+}
+
+bool BoardQueue::RunIdle(const Reduction* red, const void* send, void* out, uint64_t bytes,
+                         BoardEntry** queued, weft_status_t* status, std::string* why) {
+  if (broken_ != WEFT_OK || head_ != queue_.size()) {
+    *queued = Add(red, send, out, bytes);
+    return false;
+  }
+  // First in line: published from the caller's memory now, as Add would.
+  BoardEntry& x = idle_;
+  x.seq = ++calls_;
+  x.reduce = red != nullptr;
+  if (red != nullptr) x.red = *red;
+  x.send = send;
+  x.out = out;
+  x.bytes = bytes;
+  x.published = true;
+  x.done = x.abandoned = false;
+  x.status = WEFT_OK;
+  Board::Publish(mine_, WordOf(x), send, bytes);
+  wake_pending_ = true;
+  next_ = 0;
+  for (uint32_t i = 0; i < kBoardOnlyPolls; ++i) {
+    if (!AllArrived(x.seq)) continue;
+    Consume(x);
+    WakeSleepers();  // before this member may return
+    *status = x.status;
+    if (x.status != WEFT_OK) [[unlikely]]
+      *why = std::move(x.why);
+    return true;
+  }
+  // It has to wait: from here on it is the published first entry of the queue.
+  BoardEntry* e = NewEntry(red, send, out, bytes);
+  e->seq = x.seq;
+  e->published = true;
+  StartQueue();
+  queue_.push_back(e);
+  *queued = e;
+  return false;
 }
 
 void BoardQueue::Publish(BoardEntry& e) {
@@ -345,9 +394,12 @@ weft_status_t RunBlocking(Comm& c, const char* name, const Reduction* red, const
   // the members that asked for a request: the tags of later collectives over UCX must agree.
   ++c.collectives;
   BoardQueue& q = *c.board;
-  BoardEntry* e = q.Add(red, send, recv, bytes);
-  const weft_status_t s = q.Wait(lock, e, timeout_ms, &why);
-  q.Release(e);
+  BoardEntry* e = nullptr;
+  weft_status_t s = WEFT_OK;
+  if (!q.RunIdle(red, send, recv, bytes, &e, &s, &why)) {
+    s = q.Wait(lock, e, timeout_ms, &why);
+    q.Release(e);
+  }
   if (s != WEFT_OK) [[unlikely]]
     return Failed(st, s, name, why);
   return WEFT_OK;

@@ -63,6 +63,12 @@ class BoardQueue final : public BoardWaiter {
   // all-reduce when `red` is given (out = the reduction of `bytes` from every member), else a
   // barrier. When the board failed, the entry comes back done with that failure.
   BoardEntry* Add(const Reduction* red, const void* send, void* out, uint64_t bytes);
+  // A blocking call's fast path: with nothing in line (and the board not failed) the call is
+  // published at once and, when every member's part arrives within the first polls, consumed
+  // without an entry or any bookkeeping (true: *status, and *why on failure). Otherwise
+  // (false) it is in the queue as *queued, to Wait for and Release, like Add's.
+  bool RunIdle(const Reduction* red, const void* send, void* out, uint64_t bytes,
+               BoardEntry** queued, weft_status_t* status, std::string* why);
   // Publishes and consumes calls in order as far as their parts have arrived, then wakes the
   // members sleeping on a board if this published anything.
   void Advance();
@@ -83,6 +89,10 @@ class BoardQueue final : public BoardWaiter {
   bool Idle() const override { return head_ == queue_.size(); }
 
  private:
+  // An entry for a new call, from the pool (seq and state left to the caller).
+  BoardEntry* NewEntry(const Reduction* red, const void* send, void* out, uint64_t bytes);
+  // The queue was empty and gets its first call: watched by the State from now on.
+  void StartQueue();
   void Publish(BoardEntry& e);
   // The fence and look at the other members' `sleeping` words after a publication (board.hpp);
   // runs once per publication, before this thread may sleep or return.
@@ -114,6 +124,7 @@ class BoardQueue final : public BoardWaiter {
   weft_status_t broken_ = WEFT_OK;
   std::string broken_why_;
   Clock::time_point next_check_;
+  BoardEntry idle_;  // the call RunIdle runs without queueing it
 };
 
 // Whether a collective with a payload of `bytes` on `c` runs on the boards.

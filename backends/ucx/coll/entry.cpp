@@ -74,7 +74,7 @@ struct Checker {
     return Bad("reduction op " + std::to_string(op) +
                " (the plugin reduces with sum, max, min or prod)");
   }
-  weft_status_t Reduce(DLDataType t, int32_t op, Reduction* red) const {
+  weft_status_t Reduce(Comm& c, DLDataType t, int32_t op, Reduction* red) const {
     if (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX && op != WEFT_REDUCE_MIN &&
         op != WEFT_REDUCE_PROD) [[unlikely]]
       return BadOp(op);
@@ -82,20 +82,29 @@ struct Checker {
     red->dtype = t;
     red->op = op;
     if (weft_status_t s = Item(t, &red->item)) return s;
+    red->item_shift = static_cast<uint32_t>(__builtin_ctzll(red->item));
+    const uint64_t pair = uint64_t{t.code} | uint64_t{t.bits} << 8 | uint64_t{t.lanes} << 16 |
+                          uint64_t{static_cast<uint32_t>(op)} << 32;
+    if (c.kernel_pair == pair) {
+      red->kernel = c.kernel;
+      return WEFT_OK;
+    }
     const weft_bk_host_api_t& h = *st.host();
     // The host's kernel where it hands one out (ABI 1.2, coll/algorithms.hpp), else (or for a
     // pair it rejects) host->reduce, which checks the pair and reports it without touching
     // memory.
     constexpr size_t kKernelEnd = offsetof(weft_bk_host_api_t, reduce_kernel) + sizeof(void*);
-    if (h.struct_size >= kKernelEnd && h.reduce_kernel != nullptr) {
-      red->kernel = h.reduce_kernel(h.host_data, t, op);
-      if (red->kernel != nullptr) {
-        red->item_shift = static_cast<uint32_t>(__builtin_ctzll(red->item));
-        if ((uint64_t{1} << red->item_shift) == red->item) return WEFT_OK;
-        red->kernel = nullptr;  // cannot happen (one lane); host->reduce stays correct anyway
-      }
+    weft_bk_reduce_fn kernel = nullptr;
+    if (h.struct_size >= kKernelEnd && h.reduce_kernel != nullptr)
+      kernel = h.reduce_kernel(h.host_data, t, op);
+    // Reducible dtypes have one lane, so item is a power of two (kernel's count: bytes >> shift).
+    if (kernel != nullptr && (uint64_t{1} << red->item_shift) != red->item) kernel = nullptr;
+    if (kernel == nullptr) {
+      if (weft_status_t s = h.reduce(h.host_data, t, op, nullptr, nullptr, 0)) return s;
     }
-    return h.reduce(h.host_data, t, op, nullptr, nullptr, 0);
+    red->kernel = c.kernel = kernel;
+    c.kernel_pair = pair;
+    return WEFT_OK;
   }
 };
 
@@ -145,7 +154,7 @@ weft_status_t CollAllreduce(weft_bk_comm_t* comm, const void* send, void* recv, 
   const Checker k{*comm->state, "allreduce"};
   Reduction red;
   uint64_t bytes = 0;
-  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Reduce(*comm, dtype, op, &red)) return s;
   if (weft_status_t s = k.Bytes("send", send, count, red.item, &bytes)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
   // Members of one host meet on their boards (coll/board.hpp), blocking or not.
@@ -211,7 +220,7 @@ weft_status_t CollReduceScatter(weft_bk_comm_t* comm, const void* send, void* re
   const int32_t n = comm->size();
   Reduction red;
   uint64_t bytes = 0, total = 0;
-  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Reduce(*comm, dtype, op, &red)) return s;
   if (weft_status_t s = k.Bytes("recv", recv, count, red.item, &bytes)) return s;
   if (count > UINT64_MAX / red.item / static_cast<uint64_t>(n))
     return k.Bad("send: size overflows");
@@ -229,7 +238,7 @@ weft_status_t CollReduceScatterv(weft_bk_comm_t* comm, const void* send, void* r
   const int32_t n = comm->size();
   Reduction red;
   uint64_t bytes = 0, total = 0;
-  if (weft_status_t s = k.Reduce(dtype, op, &red)) return s;
+  if (weft_status_t s = k.Reduce(*comm, dtype, op, &red)) return s;
   if (weft_status_t s = k.Array("counts", counts)) return s;
   if (weft_status_t s = k.Total("counts", counts, n, red.item, &total)) return s;
   if (send == nullptr && total != 0) return k.Bad("send is NULL");
