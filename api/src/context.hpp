@@ -37,6 +37,9 @@ class Context {
 
   // The collective part of destruction: drain, meet every rank, leave the store.
   Status Leave();
+  // Leave found work that did not end even after aborting it: the context must not be freed
+  // (that work still runs on it).
+  bool work_outlived_abort() const { return work_outlived_abort_; }
 
   int32_t rank() const { return rank_; }
   int32_t world_size() const { return world_size_; }
@@ -149,6 +152,9 @@ class Context {
     turn_.fetch_sub(1);
     return ok;
   }
+  // How long Leave waits for pending work to end after it aborted it.
+  static constexpr std::chrono::seconds kAbortedWorkGrace{10};
+  bool work_outlived_abort_ = false;
   std::deque<std::function<void()>> background_;
   std::thread worker_;
   bool stopping_ = false;

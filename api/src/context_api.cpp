@@ -37,7 +37,10 @@ weft_status_t weft_context_destroy(weft_context_t* ctx) {
   return Guard(__func__, [&] {
     std::unique_ptr<weft_context> owned(ctx);
     if (!owned) return Status::Ok();
-    return owned->impl->Leave();
+    Status s = owned->impl->Leave();
+    // Leaked rather than freed while its work still runs on it (Context::Leave).
+    if (owned->impl->work_outlived_abort()) (void)owned.release();
+    return s;
   });
 }
 

@@ -147,16 +147,27 @@ void Context::PublishLocalFailure(const std::string& message) {
 
 Status Context::Leave() {
   const auto deadline = Deadline(timeout_ms_);
+  Status result;
   // Wait for every issued operation (inline or background) to finish.
   {
     std::unique_lock<std::mutex> lock(exec_mu_);
     // Reached or passed (tickets taken after this read end later still).
     const uint64_t last = next_ticket_.load() & kTicketMask;
-    if (!WaitTurn(lock, deadline,
-                  [&] { return ((Serving() - last) & kTicketMask) < (kTicketMask >> 1); }))
+    auto drained = [&] { return ((Serving() - last) & kTicketMask) < (kTicketMask >> 1); };
+    if (!WaitTurn(lock, deadline, drained)) {
+      result = Status(Code::kTimeout, "pending work passed the deadline");
       Abort(Status(Code::kTimeout, "weft_context_destroy: pending work passed the deadline"), -1);
+      // The abort fails what the backend still holds, so that work ends now; it runs on the
+      // communicators and the backend freed below, so they go only once it did. Work that
+      // outlives even this leaves the context to the caller's process, never freed under it.
+      if (!WaitTurn(lock, Clock::now() + kAbortedWorkGrace, drained)) {
+        work_outlived_abort_ = true;
+        return Status(Code::kTimeout,
+                      "pending work passed the deadline and did not end when aborted; the "
+                      "context is left allocated");
+      }
+    }
   }
-  Status result;
   if (store_ && !failed_) {
     // Meet every rank before closing connections so no peer sees this rank vanish mid-op.
     auto arrived = store_->Add("destroy/arrived", 1, deadline);

@@ -268,5 +268,35 @@ TEST(FaultTest, EightRanksOnTwoCpusMakeProgress) {
   }
 }
 
+// Destroying a context whose work is still pending past the context's deadline: the work is
+// aborted and has ended before the communicators and the backend it runs on are freed (a
+// sanitizer build reports a use after free otherwise), destroy says TIMEOUT, and the work
+// reports its failure afterwards.
+TEST(FaultTest, DestroyWithPendingWorkAbortsItBeforeFreeing) {
+  constexpr int kRanks = 2;
+  const auto deadline = Clock::now() + 30s;
+  std::vector<WorkerSpec> specs = World(kRanks, {"pending"});
+  for (WorkerSpec& w : specs) w.env.push_back("WEFT_TIMEOUT_MS=1000");
+  WorkerGroup g(WEFT_FAULT_WORKER, specs);
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(g.ReadUntil([&] { return g.Has(0, "work") && g.Has(1, "destroy"); }, deadline))
+      << Dump(g);
+  const Report posted = *g.Find(0, "posted");
+  EXPECT_EQ(posted.status, WEFT_OK) << posted.message;
+  const Report d = *g.Find(0, "destroy");
+  EXPECT_EQ(StatusName(d.status), StatusName(WEFT_ERR_TIMEOUT)) << d.message;
+  EXPECT_GE(d.seconds(), 0.9);
+  EXPECT_LT(d.seconds(), 6.0) << "the aborted work should end at once";
+  const Report w = *g.Find(0, "work");
+  EXPECT_NE(w.status, WEFT_OK);
+  EXPECT_LT(w.seconds(), 1.0) << "the work ended before destroy returned";
+  for (size_t i = 0; i < kRanks; ++i) {
+    const std::optional<int> st = g.Reap(i, deadline);
+    ASSERT_TRUE(st.has_value()) << "worker " << i << " did not exit";
+    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0)
+        << "worker " << i << " wait status " << *st;
+  }
+}
+
 }  // namespace
 }  // namespace weft::test

@@ -6,6 +6,7 @@
 //   fault_worker badarg <bad_rank>          one allreduce in which bad_rank's recv is short
 //   fault_worker create                     only weft_context_create (and destroy)
 //   fault_worker stress <iterations>        small allreduces and barriers, values checked
+//   fault_worker pending                    destroy while rank 0's all-reduce work is pending
 //
 // "hold": after reporting the failure the worker waits until the driver writes to (or closes)
 // its stdin, so that no survivor's teardown disturbs another survivor's failure report.
@@ -150,6 +151,36 @@ int CreateOnly() {
   return 0;
 }
 
+// Rank 0 leaves an all-reduce pending that no other rank joins (work, no deadline of its own),
+// then every rank destroys its context (the context's deadline from WEFT_TIMEOUT_MS). Rank 0
+// then waits for the work, which must have failed, and releases it.
+int Pending() {
+  int32_t rank = 0, size = 1;
+  weft_context_t* ctx = Join(&rank, &size);
+  if (!ctx) return 0;
+  constexpr int64_t kNumel = 1024;
+  std::vector<float> send(kNumel, 1.0f), recv(kNumel, 0.0f);
+  Tensor1D in(send.data(), kNumel, kFloat32), out(recv.data(), kNumel, kFloat32);
+  weft_work_t* work = nullptr;
+  int64_t t0 = MonotonicNs();
+  weft_status_t s = WEFT_OK;
+  if (rank == 0) {
+    weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+    opts.timeout_ms = -1;
+    s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, &work);
+  }
+  Send(Describe("posted", ctx, rank, s, t0));
+  t0 = MonotonicNs();
+  Send(Describe("destroy", nullptr, rank, weft_context_destroy(ctx), t0));
+  if (work != nullptr) {
+    t0 = MonotonicNs();
+    s = weft_work_wait(work, 5000);
+    Send(Describe("work", nullptr, rank, s, t0));
+    weft_work_release(work);
+  }
+  return 0;
+}
+
 // x[j] = 1000 rank + i + j on every rank; sums and maxima have closed forms in (i, j, size).
 int Stress(int iterations) {
   int32_t rank = 0, size = 1;
@@ -198,7 +229,9 @@ int main(int argc, char** argv) {
   if (scenario == "loop" && argc == 4) return Loop(std::atoll(argv[2]), std::atoll(argv[3]));
   if (scenario == "badarg" && argc == 3) return BadArgument(std::atoi(argv[2]));
   if (scenario == "create" && argc == 2) return CreateOnly();
+  if (scenario == "pending" && argc == 2) return Pending();
   if (scenario == "stress" && argc == 3) return Stress(std::atoi(argv[2]));
-  std::fprintf(stderr, "usage: fault_worker loop|badarg|create|stress ARGS (see the source)\n");
+  std::fprintf(stderr,
+               "usage: fault_worker loop|badarg|create|stress|pending ARGS (see the source)\n");
   return 2;
 }
