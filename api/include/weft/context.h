@@ -49,7 +49,10 @@ WEFT_API weft_status_t weft_context_create(const weft_context_options_t* opts,
 /* Leaves the world: waits for the context's pending work, then (collectively, within the
  * context's deadline) for every rank to arrive, closes the connections and releases
  * everything. Rank 0 keeps the store up until every rank has left. NULL is accepted. After a
- * failure or abort it skips waiting for peers that are gone. */
+ * failure or abort it skips waiting for peers that are gone. Work still pending at the
+ * context's deadline is aborted (its weft_work then reports the failure) and has ended before
+ * anything is released; destroy returns TIMEOUT. Should aborted work not end within seconds,
+ * the context stays allocated rather than freed under it (TIMEOUT too). */
 WEFT_API weft_status_t weft_context_destroy(weft_context_t* ctx);
 
 WEFT_API weft_status_t weft_context_rank(const weft_context_t* ctx, int32_t* rank);
