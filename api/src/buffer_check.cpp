@@ -6,32 +6,39 @@ namespace weft::api {
 namespace {
 std::string Str(int64_t v) { return std::to_string(v); }
 
-// Why `t` fails CheckBuffer's fast test below, naming the argument. Out of line and cold: the
-// fast path runs on every call and stays a few dozen instructions without the message code.
-[[gnu::cold, gnu::noinline]] Status BadBuffer(const DLTensor* t, const char* name) {
+// What CheckBuffer found wrong.
+enum class Flaw { kNull, kDtype, kNdim, kShapeNull, kExtent, kStride, kTooMany, kData, kDevice };
+
+// The message for `flaw` in `t` (at dim d, where stride `expect` was due), naming the argument.
+// Out of line and cold: CheckBuffer runs on every call, and stays a few dozen instructions
+// without the code that builds messages.
+[[gnu::cold, gnu::noinline]] Status Explain(Flaw flaw, const DLTensor* t, const char* name,
+                                            int32_t d = 0, int64_t expect = 0) {
   const std::string n(name);
-  if (!t) return InvalidArgument(n + " is NULL");
-  const DType dtype{t->dtype.code, t->dtype.bits, t->dtype.lanes};
-  if (!IsMovable(dtype))
-    return InvalidArgument(n + "->dtype " + DTypeName(dtype) +
-                           " is not supported (whole bytes, one lane)");
-  if (t->ndim < 0 || t->ndim > 32)
-    return InvalidArgument(n + "->ndim is " + Str(t->ndim) + " but must be 0..32");
-  if (t->ndim > 0 && !t->shape) return InvalidArgument(n + "->shape is NULL");
-  int64_t numel = 1, expect_stride = 1;
-  for (int32_t d = t->ndim - 1; d >= 0; --d) {
-    if (t->shape[d] < 0)
+  switch (flaw) {
+    case Flaw::kNull:
+      return InvalidArgument(n + " is NULL");
+    case Flaw::kDtype:
+      return InvalidArgument(n + "->dtype " +
+                             DTypeName(DType{t->dtype.code, t->dtype.bits, t->dtype.lanes}) +
+                             " is not supported (whole bytes, one lane)");
+    case Flaw::kNdim:
+      return InvalidArgument(n + "->ndim is " + Str(t->ndim) + " but must be 0..32");
+    case Flaw::kShapeNull:
+      return InvalidArgument(n + "->shape is NULL");
+    case Flaw::kExtent:
       return InvalidArgument(n + "->shape[" + Str(d) + "] is " + Str(t->shape[d]));
-    if (t->strides && t->shape[d] > 1 && t->strides[d] != expect_stride)
+    case Flaw::kStride:
       return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(t->strides[d]) +
-                             " but collectives need a contiguous tensor (expected " +
-                             Str(expect_stride) + ")");
-    if (t->shape[d] != 0 && numel > INT64_MAX / 16 / t->shape[d])
+                             " but collectives need a contiguous tensor (expected " + Str(expect) +
+                             ")");
+    case Flaw::kTooMany:
       return InvalidArgument(n + " has too many elements");
-    numel *= t->shape[d];
-    expect_stride *= t->shape[d];
+    case Flaw::kData:
+      return InvalidArgument(n + "->data is NULL");
+    case Flaw::kDevice:
+      break;
   }
-  if (!t->data && numel > 0) return InvalidArgument(n + "->data is NULL");
   return Unsupported(n + "->device.device_type is " + Str(t->device.device_type) +
                      ": Weft moves CPU, CUDA host and CUDA device memory");
 }
@@ -39,26 +46,29 @@ std::string Str(int64_t v) { return std::to_string(v); }
 }  // namespace
 
 Result<Buffer> CheckBuffer(const DLTensor* t, const char* name) {
-  // The fast test accepts exactly what BadBuffer does not reject; any doubt goes there.
-  if (!t || t->ndim < 0 || t->ndim > 32 || (t->ndim > 0 && !t->shape)) return BadBuffer(t, name);
+  if (!t) return Explain(Flaw::kNull, t, name);
   const DType dtype{t->dtype.code, t->dtype.bits, t->dtype.lanes};
-  if (!IsMovable(dtype)) return BadBuffer(t, name);
+  if (!IsMovable(dtype)) return Explain(Flaw::kDtype, t, name);
+  if (t->ndim < 0 || t->ndim > 32) return Explain(Flaw::kNdim, t, name);
+  if (t->ndim > 0 && !t->shape) return Explain(Flaw::kShapeNull, t, name);
   // numel and the byte count (numel * 16 at most) must fit in int64.
   constexpr int64_t kMaxElements = INT64_MAX / 16;
   int64_t numel = 1, expect_stride = 1;
   for (int32_t d = t->ndim - 1; d >= 0; --d) {
     const int64_t extent = t->shape[d];
-    if (extent < 0) return BadBuffer(t, name);
-    if (t->strides && extent > 1 && t->strides[d] != expect_stride) return BadBuffer(t, name);
+    if (extent < 0) return Explain(Flaw::kExtent, t, name, d);
+    if (t->strides && extent > 1 && t->strides[d] != expect_stride)
+      return Explain(Flaw::kStride, t, name, d, expect_stride);
     int64_t product = 0;  // numel * extent > kMaxElements, without a division
     if (__builtin_mul_overflow(numel, extent, &product) || product > kMaxElements)
-      return BadBuffer(t, name);
+      return Explain(Flaw::kTooMany, t, name);
     numel = product;
     expect_stride *= extent;
   }
-  if (!t->data && numel > 0) return BadBuffer(t, name);
+  if (!t->data && numel > 0) return Explain(Flaw::kData, t, name);
   const auto type = t->device.device_type;
-  if (type != kDLCPU && type != kDLCUDAHost && type != kDLCUDA) return BadBuffer(t, name);
+  if (type != kDLCPU && type != kDLCUDAHost && type != kDLCUDA)
+    return Explain(Flaw::kDevice, t, name);
   Buffer b;
   b.dtype = dtype;
   b.numel = numel;
