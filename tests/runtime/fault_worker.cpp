@@ -63,6 +63,15 @@ struct Tensor1D {
 constexpr DLDataType kFloat32{kDLFloat, 32, 1};
 constexpr DLDataType kInt64{kDLInt, 64, 1};
 
+// 1024 float32 ones to send and room to receive as many, as tensors.
+struct Floats {
+  static constexpr int64_t kNumel = 1024;
+  std::vector<float> send = std::vector<float>(kNumel, 1.0f);
+  std::vector<float> recv = std::vector<float>(kNumel, 0.0f);
+  Tensor1D in{send.data(), kNumel, kFloat32};
+  Tensor1D out{recv.data(), kNumel, kFloat32};
+};
+
 // The world from the environment, or nullptr after reporting why not.
 weft_context_t* Join(int32_t* rank, int32_t* size) {
   weft_context_t* ctx = nullptr;
@@ -120,21 +129,20 @@ int BadArgument(int32_t bad_rank) {
   int32_t rank = 0, size = 1;
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
-  constexpr int64_t kNumel = 1024;
-  std::vector<float> send(kNumel, 1.0f), recv(kNumel, 0.0f);
-  Tensor1D in(send.data(), kNumel, kFloat32), out(recv.data(), kNumel, kFloat32);
+  Floats f;
   int64_t t0 = MonotonicNs();
-  weft_status_t s =
-      weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, nullptr, nullptr);
+  weft_status_t s = weft_allreduce(ctx, nullptr, 0, &f.in.t, &f.out.t, WEFT_REDUCE_SUM, nullptr,
+                                   nullptr, nullptr);
   Send(Describe("ready", ctx, rank, s, t0));
   if (s == WEFT_OK) {
     if (rank == bad_rank) {
       // Let the peers block in the matching call first: they must be woken, not just refused.
       std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      out.shape[0] = kNumel - 1;  // one element short of send
+      f.out.shape[0] = Floats::kNumel - 1;  // one element short of send
     }
     t0 = MonotonicNs();
-    s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, nullptr, nullptr);
+    s = weft_allreduce(ctx, nullptr, 0, &f.in.t, &f.out.t, WEFT_REDUCE_SUM, nullptr, nullptr,
+                       nullptr);
     Send(Describe("op", ctx, rank, s, t0));
   }
   HoldThenTearDown(ctx, rank);
@@ -158,16 +166,14 @@ int Pending() {
   int32_t rank = 0, size = 1;
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
-  constexpr int64_t kNumel = 1024;
-  std::vector<float> send(kNumel, 1.0f), recv(kNumel, 0.0f);
-  Tensor1D in(send.data(), kNumel, kFloat32), out(recv.data(), kNumel, kFloat32);
+  Floats f;
   weft_work_t* work = nullptr;
   int64_t t0 = MonotonicNs();
   weft_status_t s = WEFT_OK;
   if (rank == 0) {
     weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
     opts.timeout_ms = -1;
-    s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, &work);
+    s = weft_allreduce(ctx, nullptr, 0, &f.in.t, &f.out.t, WEFT_REDUCE_SUM, nullptr, &opts, &work);
   }
   Send(Describe("posted", ctx, rank, s, t0));
   t0 = MonotonicNs();
