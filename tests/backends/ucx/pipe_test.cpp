@@ -47,6 +47,21 @@ std::string Posted(Rank& r, int64_t tag) {
   return s == WEFT_OK ? "" : Err("the posted token", s);
 }
 
+// More than a pipe's ring: such a send needs both sides running (pipes.hpp).
+constexpr size_t kLargerThanRing = 3 << 20;
+
+// Rank 0's opening of the tests of a send that ends early: a message of 'a's larger than the
+// ring, sent to rank 1 under `tag` as a request (*q), then announced under `posted_tag` once
+// the call returned (the ring is full by then).
+std::string PostLargeSend(Rank& r, std::vector<char>* a, int64_t tag, int64_t posted_tag,
+                          weft_bk_request_t** q) {
+  const weft_bk_op_t op = r.Op();
+  a->assign(kLargerThanRing, 'a');
+  const weft_status_t s = r.plugin->send(r.comm, a->data(), a->size(), kU8, 1, tag, &op, q);
+  if (s != WEFT_OK) return Err("send", s);
+  return Posted(r, posted_tag);
+}
+
 char Value(int32_t from, size_t k, size_t i) {
   return static_cast<char>((k * 131 + i * 7 + static_cast<size_t>(from) * 3) % 251);
 }
@@ -147,12 +162,11 @@ TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater)
     const weft_bk_op_t op = r.Op();
     weft_status_t s;
     if (std::string e = Handshake(r); !e.empty()) return e;
-    const size_t n = 3 << 20;  // more than the ring
+    const size_t n = kLargerThanRing;
     if (r.rank == 0) {
-      std::vector<char> a(n, 'a');
+      std::vector<char> a;
       weft_bk_request_t* q = nullptr;
-      if ((s = t.send(r.comm, a.data(), n, kU8, 1, 31, &op, &q))) return Err("send", s);
-      if (std::string e = Posted(r, 36); !e.empty()) return e;
+      if (std::string e = PostLargeSend(r, &a, 31, 36, &q); !e.empty()) return e;
       std::this_thread::sleep_for(std::chrono::milliseconds(800));  // the receive gives up
       s = t.request_wait(q, -1);
       t.request_free(q);
@@ -190,12 +204,11 @@ TEST(UcxPipes, ASenderThatCancelsFailsTheAttachedReceive) {
     const weft_bk_op_t op = r.Op();
     weft_status_t s;
     if (std::string e = Handshake(r); !e.empty()) return e;
-    const size_t n = 3 << 20;  // more than the ring
+    const size_t n = kLargerThanRing;
     if (r.rank == 0) {
-      std::vector<char> a(n, 'a');
+      std::vector<char> a;
       weft_bk_request_t* q = nullptr;
-      if ((s = t.send(r.comm, a.data(), n, kU8, 1, 33, &op, &q))) return Err("send", s);
-      if (std::string e = Posted(r, 37); !e.empty()) return e;
+      if (std::string e = PostLargeSend(r, &a, 33, 37, &q); !e.empty()) return e;
       std::this_thread::sleep_for(std::chrono::milliseconds(300));  // rank 1 attaches, drains
       if ((s = t.request_cancel(q))) return Err("cancel", s);
       s = t.request_wait(q, -1);
