@@ -1,7 +1,6 @@
 // ReduceInto and Reduce3: validate once, pick one templated loop for (dtype, op, aliasing)
 // once, and run it over the whole buffer (no per-element dispatch).
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 
 #include "backends/reduce/element_ops.hpp"
@@ -167,10 +166,9 @@ Kernel SelectKernel(DType t, ReduceOp op) {
 }
 
 // SelectKernel for every valid (dtype, op), once: a call then finds its loop with one indexed
-// load instead of validating the pair and walking the switches. An 8-byte all-reduce pays this
-// on every call (measured: its whole reduction took a sixth of its time on 2 ranks, and this
-// table with the plugin asking once per pair brought the call from 0.70 to 0.58 us). Null for
-// pairs CheckElementOp rejects.
+// load instead of validating the pair and walking the switches (an 8-byte all-reduce pays
+// this on every call: measured, its whole reduction took a sixth of its time on 2 ranks).
+// Built once, with the pairs CheckElementOp accepts; null for the others.
 constexpr int kCodes = 7, kWidths = 5, kOps = kNumReduceOps;
 
 int WidthIndex(uint8_t bits) {
@@ -199,8 +197,7 @@ struct KernelTable {
         for (int o = 0; o < kOps; ++o) {
           const DType t{static_cast<uint8_t>(c), kBits[w], 1};
           const auto op = static_cast<ReduceOp>(o);
-          if (ReduceValidFor(op, t, nullptr) && op != ReduceOp::kAvg)
-            k[c][w][o] = SelectKernel(t, op);
+          if (detail::CheckElementOp("", t, op).ok()) k[c][w][o] = SelectKernel(t, op);
         }
   }
 };
@@ -222,16 +219,6 @@ Status NoKernel(const char* fn, DType t, ReduceOp op) {
   return Internal(std::string(fn) + ": no kernel for " + DTypeName(t) + " " + ReduceOpName(op));
 }
 
-// Whether `count` elements of `item` bytes at each of the pointers pass CheckBuffer, without
-// building anything (the common case); CheckBuffer then gives the message.
-bool Fits(uint64_t count, uint64_t item, std::initializer_list<const void*> ptrs) {
-  if (count > UINT64_MAX / item) return false;
-  if (count == 0) return true;
-  for (const void* p : ptrs)
-    if (p == nullptr) return false;
-  return true;
-}
-
 Status OverlapError(const char* fn, const char* out, const char* in) {
   return InvalidArgument(std::string(fn) + ": " + out + " overlaps " + in +
                          " without being equal to it");
@@ -243,14 +230,10 @@ Status ReduceInto(DType t, ReduceOp op, void* inout, const void* in, uint64_t co
   constexpr const char* kFn = "ReduceInto";
   const Kernel* k = Lookup(t, op);
   if (k == nullptr) return NoKernel(kFn, t, op);
-  const auto item = static_cast<uint64_t>(ItemSize(t));
-  if (!Fits(count, item, {inout, in})) {
-    uint64_t bytes = 0;
-    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "inout", inout, t, count, &bytes));
-    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "in", in, t, count, &bytes));
-  }
+  uint64_t bytes = 0;
+  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "inout", inout, t, count, &bytes));
+  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "in", in, t, count, &bytes));
   if (count == 0) return Status::Ok();
-  const uint64_t bytes = count * item;
   if (inout == in) {
     k->loop(Aliasing::kSelf, inout, in, nullptr, count * k->lanes);
     return Status::Ok();
@@ -264,15 +247,11 @@ Status Reduce3(DType t, ReduceOp op, void* out, const void* a, const void* b, ui
   constexpr const char* kFn = "Reduce3";
   const Kernel* k = Lookup(t, op);
   if (k == nullptr) return NoKernel(kFn, t, op);
-  const auto item = static_cast<uint64_t>(ItemSize(t));
-  if (!Fits(count, item, {out, a, b})) {
-    uint64_t bytes = 0;
-    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "out", out, t, count, &bytes));
-    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "a", a, t, count, &bytes));
-    WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "b", b, t, count, &bytes));
-  }
+  uint64_t bytes = 0;
+  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "out", out, t, count, &bytes));
+  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "a", a, t, count, &bytes));
+  WEFT_RETURN_IF_ERROR(detail::CheckBuffer(kFn, "b", b, t, count, &bytes));
   if (count == 0) return Status::Ok();
-  const uint64_t bytes = count * item;
   const uint64_t n = count * k->lanes;
   const bool is_a = out == a;
   const bool is_b = out == b;
