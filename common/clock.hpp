@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cstdint>
 
 namespace weft {
 namespace coarse_clock_detail {
@@ -70,6 +71,13 @@ inline std::chrono::steady_clock::time_point DeadlineAfter(int64_t ms) {
              milliseconds(ms);
   }
   return std::chrono::steady_clock::now() + milliseconds(ms);
+}
+
+// Nanoseconds of steady_clock from `start` until now (timing a copy, for instance).
+inline uint64_t NanosecondsSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count());
 }
 
 }  // namespace weft

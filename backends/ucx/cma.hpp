@@ -63,10 +63,11 @@ inline constexpr uint64_t kShortDescriptorBytes = offsetof(Descriptor, layout);
 static_assert(kShortDescriptorBytes == 40, "the short descriptor's size is part of the protocol");
 
 struct Ack {
-  int32_t status = WEFT_OK;  // the receiver's outcome, a weft_status_t
-  int32_t reserved = 0;
+  int32_t status = WEFT_OK;    // the receiver's outcome, a weft_status_t
+  uint32_t copy_ns = 0;        // how long its read took (capped; 0: not read), for PathChoice
   uint64_t receive_bytes = 0;  // the receiver's buffer, for the sender's message on mismatch
 };
+static_assert(sizeof(Ack) == 16, "the ack's size is part of the wire protocol");
 
 // What a rank publishes about itself next to its worker address.
 struct CmaIdentity {

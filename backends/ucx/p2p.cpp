@@ -14,6 +14,7 @@
 #include "backends/ucx/owned_send.hpp"
 #include "backends/ucx/request.hpp"
 #include "backends/ucx/wait.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -170,6 +171,7 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
   // the rows as they lie down to 1 KiB; below that, the writer's per-piece cost wins again
   // (256 KiB: 1 KiB rows 32 us written vs 39 us packed and read; 512 B rows 43 vs 35 us).
   const uint64_t pack_below = peer.grants != nullptr ? kPackRunsBelowWritable : kPackRunsBelow;
+  r->strided = strided != nullptr && strided->ndim != 0;
   // Through a pipe (pipes.hpp) the rows are packed into the ring as they lie.
   const uint64_t pipe = single_copy ? r->state->PipeFor(r) : 0;
   const bool pack = strided != nullptr && strided->ndim != 0 && pipe == 0 &&
@@ -181,7 +183,9 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
     // Small, or a peer without single copy: the bytes leave packed, from a buffer the request
     // keeps until UCX is done with it.
     std::shared_ptr<ScratchBuffer> packed = r->state->Staging(r->bytes);
+    const Clock::time_point start = Clock::now();
     PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
+    r->copy_ns = NanosecondsSince(start);  // part of a single copy's cost (PathChoice)
     buf = packed->data.get();
     r->keep_alive = std::move(packed);
     if (single_copy) return PostCmaSend(r, ep, buf, wire_tag, ack_tag, Contiguous(r->bytes), 0);

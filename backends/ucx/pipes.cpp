@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "common/clock.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -218,9 +219,7 @@ bool FillPipe(PipeChannel c, const char* base, const Layout& layout, uint64_t le
     const uint64_t n = std::min({length - p, space, kPipeChunkBytes, kPipeRingBytes - at});
     const auto t0 = std::chrono::steady_clock::now();
     CopyRange(const_cast<char*>(base), layout, p, n, c.ring + at, false);
-    *copy_ns += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-            .count());
+    *copy_ns += NanosecondsSince(t0);
     p += n;
     At(c.ctl->produced).store(p, std::memory_order_release);
   }
@@ -243,9 +242,7 @@ bool DrainPipe(PipeChannel c, char* base, const Layout& layout, uint64_t length,
     const uint64_t n = std::min({produced - q, length - q, kPipeChunkBytes, kPipeRingBytes - at});
     const auto t0 = std::chrono::steady_clock::now();
     CopyRange(base, layout, q, n, c.ring + at, true);
-    *copy_ns += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
-            .count());
+    *copy_ns += NanosecondsSince(t0);
     q += n;
     At(c.ctl->consumed).store(q, std::memory_order_release);
   }

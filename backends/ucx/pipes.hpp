@@ -2,10 +2,12 @@
 // memory while the receiver copies it out, both at memcpy speed, in chunks that overlap.
 //
 // Why, next to single copy (cma.hpp): the kernel's cross-memory copy pins every page it touches
-// and looks up the other process's mapping for each remote piece. On the CI machine class a
-// 256 KiB process_vm_readv takes 24 us where memcpy takes 6 (35 vs 8.6 us from 1 KiB rows), so
-// a message copied twice through memory both processes map, with the two copies overlapping,
-// arrives sooner (measured, two threads on two cores: 256 KiB in 12-16 us, 1 MiB in 42-57).
+// and looks up the other process's mapping for each remote piece. On the AMD VMs of the CI
+// machine class a 256 KiB process_vm_readv takes 24 us where memcpy takes 6 (35 vs 8.6 us from
+// 1 KiB rows), so a message copied twice through memory both processes map, with the two
+// copies overlapping, arrives sooner (measured, two threads on two cores: 256 KiB in 12-16 us,
+// 1 MiB in 42-57). On Intel VMs of the same class the kernel's copy is fast and pipes lose, so
+// each sender measures both ways and takes the cheaper one (path_choice.hpp).
 // The catch is that both sides must run at once for a message larger than the ring; a sender
 // fills the ring at once when the message fits (pipes.cpp's callers use larger ones only with
 // a CPU per rank).
@@ -75,7 +77,7 @@ struct alignas(64) PipeControl {
   uint64_t withdrawn;
   uint64_t result;  // gen << 8 | the status as int8
   uint64_t result_bytes;
-  uint64_t copy_ns;  // how long the receiver's copies out of the ring took (the sender adapts)
+  uint64_t copy_ns;  // how long the receiver's copies out of the ring took (PathChoice)
   alignas(64) uint64_t produced;
   alignas(64) uint64_t consumed;
 };

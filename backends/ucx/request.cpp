@@ -46,8 +46,9 @@ std::string Request::Name() const {
 void Request::Reset() {
   called_back = freed = false;
   cma_send = cma_recv = bounced = in_transfer_queue = false;
+  strided = chose_way = false;
   loan = 0;  // an idle request has none (Finish took it back)
-  pipe = pipe_pos = pipe_ns = 0;
+  pipe = pipe_pos = copy_ns = 0;
   user_buf = nullptr;
   ack_tag = 0;
   staged = nullptr;
@@ -218,9 +219,12 @@ void OnAckDone(void* ucx_request, ucs_status_t status, const ucp_tag_recv_info_t
   } else if (!r->done) {
     if (status == UCS_OK && length == sizeof(Ack)) {
       std::memcpy(static_cast<void*>(&r->ack), &r->desc, sizeof(Ack));
-      if (r->ack.status == WEFT_OK)
+      if (r->ack.status == WEFT_OK) {
+        // The receiver read it: its time, plus ours packing it if we did.
+        if (r->ack.copy_ns != 0)
+          r->state->RecordWay(*r, PathChoice::kSingleCopy, r->ack.copy_ns + r->copy_ns);
         r->Finish(WEFT_OK, {});
-      else if (r->ack.status == WEFT_ERR_INVALID_ARGUMENT)
+      } else if (r->ack.status == WEFT_ERR_INVALID_ARGUMENT)
         r->Finish(WEFT_ERR_INVALID_ARGUMENT, r->Name() + ": the receiver posted " +
                                                  std::to_string(r->ack.receive_bytes) +
                                                  " bytes for this " + std::to_string(r->bytes) +

@@ -65,8 +65,14 @@ struct Request {
   // this side got (bytes produced or consumed).
   uint64_t pipe = 0;
   uint64_t pipe_pos = 0;
-  uint64_t pipe_ns = 0;  // this side's time copying into (sender) or out of the ring
+  // This side's time copying the message: into or out of a pipe's ring, packing it for
+  // single copy, or writing it into the receiver's buffer (a push). PathChoice's samples.
+  uint64_t copy_ns = 0;
   bool bulk = false;     // a step of a collective that moves much: never through a pipe
+  bool strided = false;  // a send whose memory is in several runs (PathChoice's kind)
+  // A send whose way Peer::ways chose (a pipe could take it): what it cost is a sample. Only
+  // those: a bulk collective's steps, say, copy in other conditions (from memory, not cache).
+  bool chose_way = false;
   Descriptor desc;
   Ack ack;
   bool done = false;  // the op's result is final

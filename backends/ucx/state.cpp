@@ -13,6 +13,7 @@
 #include "backends/ucx/config.hpp"
 #include "backends/ucx/owned_send.hpp"
 #include "backends/ucx/request.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -359,17 +360,24 @@ void State::ReadQueued(Request* r) {
     if (r->freed) delete static_cast<weft_bk_request*>(r);
     return;
   }
+  uint64_t copy_ns = 0;
   if (!r->done) {         // not cancelled, failed or aborted meanwhile
     if (Lend(r)) return;  // the sender writes; CheckLoans ends the receive
     std::string why;
+    const Clock::time_point start = Clock::now();
     s = r->desc.layout.Bytes() == r->desc.length
             ? ReadRemoteRegion(r->desc.pid, r->desc.address, r->desc.layout,
                                static_cast<char*>(r->user_buf), r->layout, &why, ReadBounce())
             : (why = "the sender's descriptor is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
+    copy_ns = NanosecondsSince(start);
+    Peer& p = *peers_[r->peer_rank];
+    if (s == WEFT_OK && !p.read)
+      LogOnce(&p.read, "ucx: rank " + std::to_string(rank()) + " reads messages of rank " +
+                           std::to_string(r->peer_rank) + " (single copy)");
     NoteCopyFailure(s, r->peer_rank, &why);
     r->Finish(s, s == WEFT_OK ? std::string() : r->Name() + ": " + why);
   }
-  SendAck(r->peer_rank, r->ack_tag, s, r->bytes);
+  SendAck(r->peer_rank, r->ack_tag, s, r->bytes, copy_ns);
   if (r->freed) delete static_cast<weft_bk_request*>(r);
 }
 
@@ -454,10 +462,12 @@ void State::WriteQueued(Request* r) {
     weft_status_t s = r->status;
     std::string why;
     if (!r->done) {  // else: cancelled, failed or freed meanwhile; the receiver learns why
+      const Clock::time_point start = Clock::now();
       s = r->desc.length == r->bytes && r->desc.layout.Bytes() == r->bytes
               ? WriteRemoteRegion(p.pid, r->desc.address, r->desc.layout,
                                   static_cast<const char*>(r->user_buf), r->layout, &why)
               : (why = "the receiver's push request is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
+      if (s == WEFT_OK) RecordWay(*r, PathChoice::kSingleCopy, NanosecondsSince(start));
       NoteCopyFailure(s, r->peer_rank, &why);
     }
     p.grants->Complete(token, s);
@@ -470,11 +480,13 @@ void State::WriteQueued(Request* r) {
   if (r->freed) delete static_cast<weft_bk_request*>(r);
 }
 
-void State::SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes) {
+void State::SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes,
+                    uint64_t copy_ns) {
   const Peer& p = *peers_[rank];
   if (p.ep == nullptr || p.failed || aborted_) return;  // nobody left to tell
   auto ack = std::make_unique<Ack>();
   ack->status = status;
+  ack->copy_ns = static_cast<uint32_t>(std::min<uint64_t>(copy_ns, UINT32_MAX));
   ack->receive_bytes = receive_bytes;
   (void)SendOwned(p.ep, std::move(ack), ack_tag);  // a peer that cannot take it is failing
 }

@@ -26,6 +26,7 @@
 
 #include "backends/ucx/cma.hpp"
 #include "backends/ucx/coll/tuning.hpp"
+#include "backends/ucx/path_choice.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -52,10 +53,10 @@ struct Peer {
   bool pushed = false;  // we wrote a message into this peer's buffer (logged once)
   bool lent = false;    // we lent this peer a buffer to write into (logged once)
   bool piped = false;   // we sent this peer a message through a pipe (logged once)
-  // Pipes to this peer are off until then (State::JudgePipe): their copies ran slowly.
-  Clock::time_point pipes_off_until{};
-  Clock::duration pipes_backoff{};
-  uint32_t slow_pipes = 0;       // slow messages in a row
+  bool read = false;    // we read a message of this peer's by single copy (logged once)
+  // Whether single-copy-sized messages to this peer go by single copy or through a pipe, by
+  // what each cost lately (path_choice.hpp).
+  PathChoice ways;
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;
@@ -113,9 +114,14 @@ class State {
   // Takes back the buffer a receive lent to its sender (Request::Finish calls it).
   void EndLoan(Request* r);
   // Pipes (pipes.hpp, state_pipes.cpp). A single-copy send to `r`'s peer goes through a pipe
-  // when this returns a channel's token (0: not this one); the caller puts it into the
-  // descriptor and sets r->pipe; once the descriptor left, StartPipeSend copies what fits.
+  // when this returns a channel's token (0: not this one): when a pipe can take it and it is
+  // the cheaper way lately (Peer::ways; r->strided says which kind of message it is). The
+  // caller puts the token into the descriptor and sets r->pipe; once the descriptor left,
+  // StartPipeSend copies what fits.
   uint64_t PipeFor(Request* r);
+  // A single-copy-sized send `r` that went `way` ended well and its copies took `ns` on both
+  // sides together: a sample for Peer::ways.
+  void RecordWay(const Request& r, PathChoice::Way way, uint64_t ns);
   void StartPipeSend(Request* r);
   // A receive whose descriptor names a pipe: attaches and takes what arrived, or answers
   // through the channel when it ended already (refused, cancelled, failed).
@@ -124,8 +130,10 @@ class State {
   void EndPipe(Request* r);
   // Memory for packing a strided message, reused across messages (fresh pages would fault).
   std::shared_ptr<ScratchBuffer> Staging(uint64_t bytes);
-  // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send).
-  void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes);
+  // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send),
+  // and how long reading it took (`copy_ns`, 0 when not read).
+  void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes,
+               uint64_t copy_ns = 0);
   // Calls waiting on boards: Progress() moves them on, Sleep() looks at them once more before
   // it sleeps (board.hpp).
   void Watch(BoardWaiter* w);
@@ -168,9 +176,6 @@ class State {
   void AdvancePipes();
   // Whether AdvancePipes has something to do now (a sleeper's last look).
   bool PipesReady() const;
-  // After a message through a pipe to `r`'s peer: turns pipes to that peer off for a while
-  // when their copies keep running slowly (`copy_ns`: the receiver's, r->pipe_ns: ours).
-  void JudgePipe(Request* r, uint64_t copy_ns);
   // Ends the pipe ops with `rank` (every one when < 0); whether there were any.
   bool FailPipes(int32_t rank, weft_status_t status, const std::string& why);
   void CloseEndpoints();

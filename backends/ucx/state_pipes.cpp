@@ -26,10 +26,6 @@ void WakePeer(const PeerPipes* p) {
   if (p != nullptr) p->WakeIfSleeping();
 }
 
-// Whether copies of memory in this layout say something about the cores' placement: one run,
-// or runs long enough that the copy's per-run cost does not dominate.
-bool TimedLayout(const Layout& l) { return l.ndim == 0 || l.run >= 4096; }
-
 // The sender's view of how the receiver ended a message.
 std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
   if (s == WEFT_ERR_INVALID_ARGUMENT)
@@ -41,20 +37,40 @@ std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
 }  // namespace
 
 uint64_t State::PipeFor(Request* r) {
-  const Peer& p = *peers_[r->peer_rank];
+  Peer& p = *peers_[r->peer_rank];
   // A message larger than the ring needs both sides running at once: only with a CPU per rank
   // (spin_ > 0 says so), else single copy, which one side does alone. The receiver must have
   // mapped our pipes to answer through them.
   if (r->done || r->bulk || p.pipes == nullptr || r->bytes > tuning_.pipe_bytes ||
-      (p.pipes_off_until != Clock::time_point{} && Clock::now() < p.pipes_off_until) ||
       (spin_ == Clock::duration::zero() && r->bytes > kPipeRingBytes) ||
       !pipes_.MappedBy(r->peer_rank))
     return 0;
+  if (tuning_.pipe_adapt != 0) {
+    r->chose_way = true;
+    if (p.ways.Choose(r->bytes, r->strided, Clock::now()) != PathChoice::kPipe) return 0;
+  }
   return pipes_.Acquire();
 }
 
+void State::RecordWay(const Request& r, PathChoice::Way way, uint64_t ns) {
+  if (!r.chose_way) return;
+  Peer& p = *peers_[r.peer_rank];
+  if (!p.ways.Record(way, r.bytes, r.strided, ns, Clock::now())) return;
+  const auto cost = [&](PathChoice::Way w) {
+    return std::to_string(static_cast<int64_t>(p.ways.CostPerKiB(w, r.bytes, r.strided)));
+  };
+  const bool piped = p.ways.Preferred(r.bytes, r.strided) == PathChoice::kPipe;
+  const std::string line =
+      "ucx: rank " + std::to_string(rank()) + " now sends " + (r.strided ? "strided " : "") +
+      "messages like this one of " + std::to_string(r.bytes) + " bytes to rank " +
+      std::to_string(r.peer_rank) + (piped ? " through pipes" : " by single copy") +
+      " (copies: single copy " + cost(PathChoice::kSingleCopy) + " ns/KiB, pipes " +
+      cost(PathChoice::kPipe) + " ns/KiB)";
+  host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
+}
+
 void State::StartPipeSend(Request* r) {
-  r->pipe_pos = r->pipe_ns = 0;
+  r->pipe_pos = r->copy_ns = 0;
   pipe_sends_.push_back(r);
   Peer& p = *peers_[r->peer_rank];
   if (!p.piped)
@@ -82,7 +98,7 @@ void State::AnswerPipe(Request* r) {
     return;
   }
   r->pipe = r->desc.grant;
-  r->pipe_pos = r->pipe_ns = 0;
+  r->pipe_pos = r->copy_ns = 0;
   pipe_recvs_.push_back(r);
   AdvancePipes();
 }
@@ -101,8 +117,8 @@ void State::EndPipe(Request* r) {
   }
   Remove(&pipe_recvs_, r);
   const PeerPipes* from = peers_[r->peer_rank]->pipes.get();
-  // Completes (or fails) the sender's op; our copy time lets it judge the pipe (JudgePipe).
-  from->Detach(token, r->status, r->bytes, TimedLayout(r->layout) ? r->pipe_ns : 0);
+  // Completes (or fails) the sender's op; our copy time is part of its sample (RecordWay).
+  from->Detach(token, r->status, r->bytes, r->copy_ns);
   WakePeer(from);
 }
 
@@ -115,13 +131,13 @@ void State::AdvancePipes() {
       weft_status_t s = WEFT_ERR_INTERNAL;
       uint64_t receive_bytes = 0, copy_ns = 0;
       if (!pipes_.Result(r->pipe, &s, &receive_bytes, &copy_ns)) s = WEFT_ERR_INTERNAL;
-      if (s == WEFT_OK) JudgePipe(r, copy_ns);
+      if (s == WEFT_OK) RecordWay(*r, PathChoice::kPipe, r->copy_ns + copy_ns);
       r->Finish(s, s == WEFT_OK ? std::string() : Outcome(*r, s, receive_bytes));
       continue;
     }
     if (r->pipe_pos < r->bytes &&
         FillPipe(pipes_.channel(r->pipe), static_cast<const char*>(r->user_buf), r->layout,
-                 r->bytes, &r->pipe_pos, &r->pipe_ns))
+                 r->bytes, &r->pipe_pos, &r->copy_ns))
       WakePeer(peers_[r->peer_rank]->pipes.get());
   }
   for (size_t i = pipe_recvs_.size(); i-- > 0;) {
@@ -132,7 +148,7 @@ void State::AdvancePipes() {
     weft_status_t why = WEFT_OK;
     const bool withdrawn = from.Withdrawn(r->pipe, &why);
     if (DrainPipe(from.channel(r->pipe), static_cast<char*>(r->user_buf), r->layout, r->bytes,
-                  &r->pipe_pos, &r->pipe_ns))
+                  &r->pipe_pos, &r->copy_ns))
       WakePeer(&from);
     if (r->pipe_pos == r->bytes)
       r->Finish(WEFT_OK, {});  // EndPipe answers
@@ -141,47 +157,6 @@ void State::AdvancePipes() {
                 r->Name() + ": the sender withdrew the message (its send ended with status " +
                     std::to_string(why) + ")");
   }
-}
-
-void State::JudgePipe(Request* r, uint64_t copy_ns) {
-  // Why: a pipe's bytes cross from one core's cache to the other's, and on the VMs this runs
-  // on the two vCPUs are sometimes placed on cores far apart (a cache line takes 200-260 ns to
-  // cross instead of 50; the host moves them now and then). Then the copies into and out of
-  // the ring run at 4-6 GB/s instead of 12-17, and pipes take twice as long as single copy
-  // (which does not care: measured 1 MiB all-gather 195 vs 90 us there, 70 vs 110 us
-  // otherwise). So messages large enough to time are judged by their slower copy against
-  // WEFT_UCX_PIPE_MIN_GBPS (8; 0: never); a few slow ones in a row turn pipes to that peer
-  // off for 50 ms, doubling up to 2 s while they stay slow, and one fast message resets that.
-  // Not judged: memory in short runs (its copies are slow wherever the cores are; each side
-  // leaves its time out then, see EndPipe), and messages that finish while pipes are off
-  // (started before: they would stretch the off time for one burst).
-  constexpr uint64_t kJudgedFrom = 32 << 10;
-  constexpr uint32_t kSlowInARow = 3;
-  if (r->bytes < kJudgedFrom || tuning_.pipe_min_gbps == 0 || !TimedLayout(r->layout)) return;
-  Peer& p = *peers_[r->peer_rank];
-  if (p.pipes_off_until != Clock::time_point{} && Clock::now() < p.pipes_off_until) return;
-  const uint64_t slower = std::max(copy_ns, r->pipe_ns);
-  if (slower == 0 || static_cast<double>(r->bytes) >=
-                         static_cast<double>(tuning_.pipe_min_gbps) * static_cast<double>(slower)) {
-    p.slow_pipes = 0;
-    p.pipes_backoff = Clock::duration::zero();
-    return;
-  }
-  if (++p.slow_pipes < kSlowInARow) return;
-  p.slow_pipes = 0;
-  p.pipes_backoff = std::min<Clock::duration>(p.pipes_backoff == Clock::duration::zero()
-                                                  ? std::chrono::milliseconds(50)
-                                                  : 2 * p.pipes_backoff,
-                                              std::chrono::seconds(2));
-  p.pipes_off_until = Clock::now() + p.pipes_backoff;
-  const std::string line =
-      "ucx: rank " + std::to_string(rank()) + " turns pipes to rank " +
-      std::to_string(r->peer_rank) + " off for " +
-      std::to_string(
-          std::chrono::duration_cast<std::chrono::milliseconds>(p.pipes_backoff).count()) +
-      " ms: their copies ran at " +
-      std::to_string(static_cast<double>(r->bytes) / static_cast<double>(slower)) + " GB/s";
-  host_->log(host_->host_data, WEFT_LOG_DEBUG, line.c_str());
 }
 
 bool State::PipesReady() const {

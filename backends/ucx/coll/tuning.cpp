@@ -52,7 +52,7 @@ Tuning ReadTuning(const weft_bk_host_api_t* host) {
   t.push_slots = std::min<uint64_t>(t.push_slots, 65536);
   ReadSize(host, "WEFT_UCX_BOARD", 0, &t.board);
   ReadSize(host, "WEFT_UCX_PIPE_BYTES", 0, &t.pipe_bytes);
-  ReadSize(host, "WEFT_UCX_PIPE_MIN_GBPS", 0, &t.pipe_min_gbps);
+  ReadSize(host, "WEFT_UCX_PIPE_ADAPT", 0, &t.pipe_adapt);
   uint64_t spin = 0;
   if (std::getenv("WEFT_UCX_SPIN_US") != nullptr) {
     ReadSize(host, "WEFT_UCX_SPIN_US", 0, &spin);

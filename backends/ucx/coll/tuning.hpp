@@ -34,9 +34,9 @@ struct Tuning {
   // pipe instead (pipes.hpp: two memcpys that overlap); 0 turns pipes off. Larger than the
   // pipe's ring only with a CPU per rank.
   uint64_t pipe_bytes = 4 << 20;  // WEFT_UCX_PIPE_BYTES
-  // Pipes whose copies run slower than this (GB/s) a few messages in a row are turned off
-  // towards that peer for a while (State::JudgePipe).
-  uint64_t pipe_min_gbps = 8;  // WEFT_UCX_PIPE_MIN_GBPS
+  // 1: a message a pipe can take goes through one only while pipes to that peer have cost
+  // less than single copy lately (path_choice.hpp); 0: whenever a pipe can take it.
+  uint64_t pipe_adapt = 1;  // WEFT_UCX_PIPE_ADAPT
   // How long a waiter polls before it sleeps on the worker's event fd, in microseconds; < 0:
   // chosen from the ranks per host and the CPUs this process may run on (SpinMicroseconds).
   int64_t spin_us = -1;  // WEFT_UCX_SPIN_US
