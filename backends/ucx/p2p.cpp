@@ -140,7 +140,7 @@ void PostCmaSend(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag, ui
   }
   d->address = reinterpret_cast<uint64_t>(buf);
   d->length = r->bytes;
-  d->pid = getpid();
+  d->pid = st.pid();
   d->sender_rank = st.rank();
   d->layout = layout;
   const size_t bytes = layout.ndim == 0 && pipe == 0 ? kShortDescriptorBytes : sizeof(Descriptor);

@@ -404,7 +404,7 @@ bool State::Lend(Request* r) {
   d->magic = kPushMagic;
   d->address = reinterpret_cast<uint64_t>(r->user_buf);
   d->length = r->bytes;
-  d->pid = getpid();
+  d->pid = pid();
   d->sender_rank = rank();
   d->layout = r->layout;
   d->grant = token;

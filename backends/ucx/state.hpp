@@ -74,6 +74,8 @@ class State {
   const weft_bk_host_api_t* host() const { return host_; }
   int32_t rank() const { return args_.world_rank; }
   int32_t world_size() const { return args_.world_size; }
+  // This process's id, read once (getpid is a system call: a tenth of a microsecond a message).
+  int64_t pid() const { return cma_.pid; }
   const Tuning& tuning() const { return tuning_; }
   // How long a waiter keeps polling before it sleeps on the event fd (Tuning::spin_us).
   Clock::duration spin() const { return spin_; }

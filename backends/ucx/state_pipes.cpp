@@ -6,6 +6,7 @@
 
 #include "backends/ucx/request.hpp"
 #include "backends/ucx/state.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -47,7 +48,7 @@ uint64_t State::PipeFor(Request* r) {
     return 0;
   if (tuning_.pipe_adapt != 0) {
     r->chose_way = true;
-    if (p.ways.Choose(r->bytes, r->strided, Clock::now()) != PathChoice::kPipe) return 0;
+    if (p.ways.Choose(r->bytes, r->strided, CoarseNow()) != PathChoice::kPipe) return 0;
   }
   return pipes_.Acquire();
 }
@@ -55,7 +56,7 @@ uint64_t State::PipeFor(Request* r) {
 void State::RecordWay(const Request& r, PathChoice::Way way, uint64_t ns) {
   if (!r.chose_way) return;
   Peer& p = *peers_[r.peer_rank];
-  if (!p.ways.Record(way, r.bytes, r.strided, ns, Clock::now())) return;
+  if (!p.ways.Record(way, r.bytes, r.strided, ns, CoarseNow())) return;
   const auto cost = [&](PathChoice::Way w) {
     return std::to_string(static_cast<int64_t>(p.ways.CostPerKiB(w, r.bytes, r.strided)));
   };

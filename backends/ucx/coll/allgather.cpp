@@ -54,11 +54,7 @@ void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
     s.Recv(left, out + displs[rb], bytes[rb]);
     // Round 0 sends this member's block from `send`, so copying it into recv can overlap.
     s.Send(right, k == 0 ? send : out + displs[sb], bytes[sb]);
-    if (k == 0)
-      s.During([send, dst = out + displs[me], len = bytes[me]](std::string*) {
-        CopyOwn(send, dst, len);
-        return WEFT_OK;
-      });
+    if (k == 0) s.CopyDuring(out + displs[me], send, bytes[me]);
   }
 }
 

@@ -35,7 +35,7 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
       s.Recv(from, out + recv_displs[from], recv_bytes[from]);
       s.Send(to, in + send_displs[to], send_bytes[to]);
     }
-    if (first == 1) s.During(copy_own);
+    if (first == 1) s.CopyDuring(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
   }
 }
 

@@ -1,10 +1,12 @@
 #include "backends/ucx/coll/schedule.hpp"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
 #include "backends/ucx/coll/scratch.hpp"
 #include "backends/ucx/p2p.hpp"
+#include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -27,6 +29,29 @@ void Schedule::Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival) 
 }
 
 void Schedule::During(Action work) { rounds_.back().during = std::move(work); }
+
+void Schedule::CopyDuring(void* dst, const void* src, uint64_t bytes) {
+  if (bytes == 0 || dst == src) return;
+  rounds_.back().during = [this, dst, src, bytes](std::string*) {
+    CopyWhileProgressing(static_cast<char*>(dst), static_cast<const char*>(src), bytes);
+    return WEFT_OK;
+  };
+}
+
+void Schedule::CopyWhileProgressing(char* dst, const char* src, uint64_t bytes) {
+  // Slices long enough that a progress between two (a few hundred ns) stays a small part of
+  // the copy; the descriptor of a peer that posted when we did is here after the first.
+  constexpr uint64_t kSlice = 32 << 10;
+  for (uint64_t at = 0; at < bytes;) {
+    const uint64_t n = std::min(kSlice, bytes - at);
+    CopyBytes(dst + at, src + at, n);
+    at += n;
+    if (at == bytes) break;
+    bool pending = false;
+    for (const Live& l : live_) pending |= l.req->is_recv && !l.req->done;
+    if (pending) comm_.state->Progress();
+  }
+}
 
 void Schedule::Then(Action after) { rounds_.back().after = std::move(after); }
 

@@ -57,6 +57,13 @@ class Schedule {
   // Local work done right after the round's transfers are posted, while they fly (copying
   // this rank's own block); it must not touch the buffers they read or write.
   void During(Action work);
+  // The same for the usual such work, copying this rank's own block: in slices, with the
+  // transport progressed between them while the round's receives are pending, so that a
+  // peer's single-copy message is read (and acknowledged) as soon as its descriptor is here
+  // rather than after the whole copy; the peer, waiting for that acknowledgement, then gets it
+  // while we finish copying (2 ranks, 256 KiB all-to-all: the acknowledgement's 0.3-0.5 us
+  // stopped adding to every call). `bytes` 0 or `dst == src`: nothing to copy.
+  void CopyDuring(void* dst, const void* src, uint64_t bytes);
   void Then(Action after);
   // The round also waits for `what` (after its transfers, before `Then`).
   void Await(std::shared_ptr<Awaited> what);
@@ -93,6 +100,8 @@ class Schedule {
   };
 
   void Post();
+  // CopyDuring's work.
+  void CopyWhileProgressing(char* dst, const char* src, uint64_t bytes);
   void Fail(weft_status_t status, const std::string& message);
   void ReleaseSteps();
   // Ends the current round's wait on something besides its transfers, if any.
