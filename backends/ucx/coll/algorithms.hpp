@@ -5,7 +5,8 @@
 //   all-reduce       recursive doubling (non-powers of two fold the extra members in and out)
 //                    for small messages; ring reduce-scatter + ring all-gather for large ones
 //   reduce-scatter   ring, each block reduced segment by segment as it lands
-//   all-gather(v)    ring straight into recv; Bruck through scratch for small results
+//   all-gather(v)    ring straight into recv; Bruck through scratch for small results; direct
+//                    (one round, every block read where it lies) for members on one host
 //   all-to-all(v)    pairwise exchange with a bounded number of steps in flight
 //
 // Arguments are checked by the caller (entry.cpp); sizes are bytes unless named counts. Every
@@ -57,6 +58,9 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
 // All-gather: `send` is this member's block (it may already be in place in `out`).
 void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
                       const uint64_t* bytes, const uint64_t* displs);
+// The same in one round: every member sends its block to every other one.
+void AddAllgatherDirect(Schedule& s, const Comm& c, const void* send, char* out,
+                        const uint64_t* bytes, const uint64_t* displs);
 // Reduce-scatter: `in` holds every block at displs; `out` gets this member's, reduced; it may
 // be this member's block of `in` (in place).
 void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,

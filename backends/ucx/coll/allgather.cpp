@@ -1,5 +1,9 @@
 // All-gather(v). Ring (n-1 rounds): in round k a member forwards the block that started k hops
 // to its left and receives the next one straight into its place in recv, so nothing is staged.
+// Direct (one round), when every member shares this host (they agreed on boards, coll/board.hpp):
+// each member reads every other member's block where it lies (single copy), so no member waits
+// for a block to be forwarded; the bytes copied are the ring's, without its n-1 dependent
+// rounds, which with more ranks than cores each wait for a member to be scheduled.
 // Bruck (ceil(log2 n) rounds) for small results, where the round count dominates: blocks are
 // kept in a scratch buffer in order of distance from this member (position j holds block
 // me + j), so what a member has after round k is one contiguous prefix; in round k it sends
@@ -58,6 +62,18 @@ void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
   }
 }
 
+void AddAllgatherDirect(Schedule& s, const Comm& c, const void* send, char* out,
+                        const uint64_t* bytes, const uint64_t* displs) {
+  const int32_t n = c.size(), me = c.index;
+  s.NewRound();
+  for (int32_t k = 1; k < n; ++k) {  // from the nearest members first, like the pairwise steps
+    const int32_t from = Ring(me - k, n);
+    s.Recv(from, out + displs[from], bytes[from]);
+    s.Send(Ring(me + k, n), send, bytes[me]);
+  }
+  s.CopyDuring(out + displs[me], send, bytes[me]);
+}
+
 void BuildAllgatherv(Schedule& s, const Comm& c, const Tuning& t, const void* send, void* recv,
                      const uint64_t* bytes, const uint64_t* displs) {
   char* out = static_cast<char*>(recv);
@@ -81,6 +97,8 @@ void BuildAllgatherv(Schedule& s, const Comm& c, const Tuning& t, const void* se
   }
   if (total < t.allgather_bruck_bytes && n > 2)
     Bruck(s, c, send, out, bytes, displs, total);
+  else if (n > 2 && c.board != nullptr && t.allgather_direct != 0)
+    AddAllgatherDirect(s, c, send, out, bytes, displs);
   else
     AddAllgatherRing(s, c, send, out, bytes, displs);
 }

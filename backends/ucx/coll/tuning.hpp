@@ -16,6 +16,9 @@ struct Tuning {
   // All-gather(v) whose gathered result is below this many bytes runs Bruck (log2 n rounds
   // through a scratch buffer); larger ones the ring (n-1 rounds, straight into recv).
   uint64_t allgather_bruck_bytes = 32 << 10;  // WEFT_UCX_ALLGATHER_BRUCK_BYTES
+  // Larger ones over 3+ members that all share this host: 1 reads every block where it lies in
+  // one round (coll/allgather.cpp), 0 takes the ring there too.
+  uint64_t allgather_direct = 1;  // WEFT_UCX_ALLGATHER_DIRECT
   // Broadcast of at least this many bytes over 3+ members runs a pipelined chain; smaller
   // ones a binomial tree.
   uint64_t broadcast_chain_bytes = 256 << 10;  // WEFT_UCX_BROADCAST_CHAIN_BYTES
