@@ -40,18 +40,13 @@ inline void RepMovsb(void* d, const void* s, size_t n) {
   asm volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
-// Microseconds of the best of a few `rep movsb` copies of 16 KiB to `skew` bytes past the
-// source modulo 4 KiB.
-inline double BestRepMovsb(char* buf, size_t skew) {
+// Microseconds of one `rep movsb` copy of 16 KiB to `skew` bytes past the source modulo 4 KiB.
+inline double RepMovsbMicros(char* buf, size_t skew) {
   constexpr size_t kBytes = 16 << 10;
-  double best = 1e30;
-  for (int i = 0; i < 8; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    RepMovsb(buf + 2 * kBytes + skew, buf, kBytes);
-    const auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count());
-  }
-  return best;
+  const auto t0 = std::chrono::steady_clock::now();
+  RepMovsb(buf + 2 * kBytes + skew, buf, kBytes);
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(t1 - t0).count();
 }
 #endif
 
@@ -70,8 +65,12 @@ inline bool SkewSlowsCopies() {
     char* buf = static_cast<char*>(std::aligned_alloc(4096, kSize));
     if (buf == nullptr) return true;  // the workaround is correct either way
     std::memset(buf, 1, kSize);
-    const double aligned = copy_detail::BestRepMovsb(buf, 0);
-    const double skewed = copy_detail::BestRepMovsb(buf, 16);
+    // The best of 8 of each, taken in turns (a clock ramping up meanwhile favours neither).
+    double aligned = 1e30, skewed = 1e30;
+    for (int i = 0; i < 8; ++i) {
+      aligned = std::min(aligned, copy_detail::RepMovsbMicros(buf, 0));
+      skewed = std::min(skewed, copy_detail::RepMovsbMicros(buf, 16));
+    }
     std::free(buf);
     return skewed > 2 * aligned;
   }();

@@ -183,9 +183,13 @@ void PostSendLocked(Request* r, ucp_ep_h ep, const void* buf, uint64_t wire_tag,
     // Small, or a peer without single copy: the bytes leave packed, from a buffer the request
     // keeps until UCX is done with it.
     std::shared_ptr<ScratchBuffer> packed = r->state->Staging(r->bytes);
-    const Clock::time_point start = Clock::now();
-    PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
-    r->copy_ns = NanosecondsSince(start);  // part of a single copy's cost (PathChoice)
+    if (r->chose_way) {  // the packing is part of this single copy's cost (PathChoice)
+      const Clock::time_point start = Clock::now();
+      PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
+      r->copy_ns = NanosecondsSince(start);
+    } else {
+      PackRuns(static_cast<const char*>(buf), *strided, packed->data.get());
+    }
     buf = packed->data.get();
     r->keep_alive = std::move(packed);
     if (single_copy) return PostCmaSend(r, ep, buf, wire_tag, ack_tag, Contiguous(r->bytes), 0);

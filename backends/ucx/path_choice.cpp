@@ -5,8 +5,6 @@
 namespace weft::backends::ucx_plugin {
 
 int PathChoice::KindOf(uint64_t bytes, bool strided) {
-  // Size classes by what changes a way's cost per byte: a pipe's single chunk (no overlap of
-  // the two copies), messages that fit its ring, and larger ones that need both sides running.
   const int size = bytes < (64 << 10) ? 0 : bytes < (256 << 10) ? 1 : bytes <= (1 << 20) ? 2 : 3;
   return (strided ? kSizeClasses : 0) + size;
 }
@@ -20,13 +18,15 @@ double PathChoice::Estimate::Figure() const {
 
 PathChoice::Way PathChoice::Choose(uint64_t bytes, bool strided, Clock::time_point now) {
   Kind& k = kinds_[KindOf(bytes, strided)];
-  // The preferred way refreshes its own figure with every message; the other one gets one
-  // message in kEvery while it has few samples, then one whenever its figure is stale (and
-  // not again before that message's sample is back, or kStale passed: it may have failed).
+  // The preferred way refreshes its own figure with every message; the other one gets its
+  // messages as kEvery and kRefreshEvery say (a refresh whose sample never came back, a failed
+  // message, is tried again once kStale has passed).
   const Way other = k.preferred == kPipe ? kSingleCopy : kPipe;
   Estimate& e = k.way[other];
-  const bool due = e.count < kSamples ? k.since_other + 1 >= kEvery
-                                      : now - e.at > kStale && now - e.tried > kStale;
+  const uint32_t after = k.since_other + 1;  // this message's place since the other way's last
+  const bool due = e.count < kSamples
+                       ? after >= kEvery
+                       : after >= kRefreshEvery && now - e.at > kStale && now - e.tried > kStale;
   if (!due) {
     ++k.since_other;
     return k.preferred;
@@ -40,16 +40,18 @@ bool PathChoice::Record(Way way, uint64_t bytes, bool strided, uint64_t ns, Cloc
   if (bytes == 0 || ns == 0) return false;
   Kind& k = kinds_[KindOf(bytes, strided)];
   Estimate& e = k.way[way];
-  if (now - e.at > kStale) e.count = 0;  // forget: the placement may have changed since
-  e.samples[e.count % kSamples] = static_cast<double>(ns) / static_cast<double>(bytes);
-  ++e.count;
+  e.samples[e.next] = static_cast<double>(ns) / static_cast<double>(bytes);
+  e.next = (e.next + 1) % kSamples;
+  e.count = std::min(e.count + 1, kSamples);
   e.at = now;
   const double single = k.way[kSingleCopy].Figure(), pipe = k.way[kPipe].Figure();
   if (single == 0 || pipe == 0) return false;
   // A switch needs a clear margin: near-equal figures would flip on every sample.
   const Way best = k.preferred == kPipe ? (single < kSwitch * pipe ? kSingleCopy : kPipe)
                                         : (pipe < kSwitch * single ? kPipe : kSingleCopy);
-  if (best == k.preferred) return false;
+  const bool first = !k.decided;
+  k.decided = true;
+  if (best == k.preferred) return first;
   k.preferred = best;
   return true;
 }

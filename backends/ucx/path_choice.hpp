@@ -10,12 +10,13 @@
 // 40 us, 32 KiB send/recv 7.0 vs 3.8 us), with the cores in their near placement.
 //
 // So each sender keeps, per peer and per kind of message (size class, strided or not), what
-// each way cost lately: the CPU time of the copies on both sides, per byte (single copy: the
+// each way cost lately: the time spent copying on both sides, per byte (single copy: the
 // receiver's read, or the sender's write, plus any packing; a pipe: the sender's copies into the
-// ring plus the receiver's out of it). In an exchange where every rank sends and receives, as
-// in the collectives, that time is what a rank waits for. It sends by the cheaper way and, once
-// the other's figure is older than kStale, sends one message that way to refresh it, so a
-// change of placement is followed within about kStale. Pure bookkeeping: the caller measures.
+// ring plus the receiver's out of it; wall-clock time around the copies, so a copy the scheduler
+// interrupts counts long). In an exchange where every rank sends and receives, as in the
+// collectives, that time is what a rank waits for. It sends by the cheaper way, and keeps the
+// other way's figure current with a message now and then (see kEvery). Pure bookkeeping: the
+// caller measures.
 #pragma once
 
 #include <array>
@@ -30,23 +31,26 @@ class PathChoice {
   enum Way : uint8_t { kSingleCopy = 0, kPipe = 1 };
   // A way's figure is the second lowest of its last kSamples samples, and counts once it has
   // that many: copies into cold memory (the first ones into a new buffer fault its pages in) or
-  // ones the scheduler interrupted do not decide, and neither does one lucky copy.
+  // ones the scheduler interrupted do not decide, and neither does one lucky copy. Old samples
+  // leave the ring as new ones come; none is dropped for its age, so a peer that gets a
+  // message of some kind only every few hundred milliseconds still has figures.
   static constexpr uint32_t kSamples = 4;
-  // Until the way not preferred has kSamples samples (at first, and again whenever its figure
-  // was forgotten), one message of a kind in kEvery goes that way; after that one message each
-  // kStale. Interleaved, not kSamples in a row: the first messages of a kind copy into cold
-  // buffers, and each way's figure should rest on warm ones.
+  // The way not preferred gets one message of a kind in kEvery until it has kSamples samples
+  // (interleaved, not kSamples in a row: the first messages of a kind copy into cold buffers,
+  // and each figure should rest on warm ones); after that one message when its last sample is
+  // older than kStale, and then no more than one in kRefreshEvery, so that a change of the
+  // cores' placement is seen within a few kStale at a small cost whatever the message rate.
   static constexpr uint32_t kEvery = 4;
+  static constexpr uint32_t kRefreshEvery = 16;
+  static constexpr Clock::duration kStale = std::chrono::milliseconds(200);
   // The other way is taken once its figure is below this fraction of the preferred one's.
   static constexpr double kSwitch = 0.9;
-  // A figure this old is forgotten when the next sample comes: it says nothing about the
-  // cores' placement now.
-  static constexpr Clock::duration kStale = std::chrono::milliseconds(200);
 
   // The way for a message of `bytes` (`strided`: the sender's memory is in several runs).
   Way Choose(uint64_t bytes, bool strided, Clock::time_point now);
   // A message of `bytes` that went `way` cost `ns` of copying on both sides together. Returns
-  // whether the preferred way of its kind changed (the caller logs that).
+  // whether the preferred way of its kind was decided (both ways have figures now, for the first
+  // time) or changed: the caller logs that.
   bool Record(Way way, uint64_t bytes, bool strided, uint64_t ns, Clock::time_point now);
   // The way messages of that kind go when no refresh is due.
   Way Preferred(uint64_t bytes, bool strided) const;
@@ -56,16 +60,21 @@ class PathChoice {
  private:
   struct Estimate {
     std::array<double, kSamples> samples{};  // ns per byte, a ring
-    uint32_t count = 0;                      // samples since the figure was last forgotten
+    uint32_t count = 0;                      // samples so far, up to kSamples
+    uint32_t next = 0;                       // where the next sample goes
     Clock::time_point at{};                  // of the last sample
-    Clock::time_point tried{};               // when a message last went this way to refresh it
+    Clock::time_point tried{};               // when a refresh last went this way
     double Figure() const;                   // 0 until kSamples samples
   };
   struct Kind {
     std::array<Estimate, 2> way;
     Way preferred = kSingleCopy;  // until both ways have a figure
+    bool decided = false;         // both ways have had figures
     uint32_t since_other = 0;     // messages since one went the other way
   };
+  // Size classes: under 64 KiB (a pipe's message is one 128 KiB chunk or less, its two copies
+  // do not overlap), under 256 KiB, up to 1 MiB (fits a pipe's ring) and larger (needs both
+  // sides running); times strided or not.
   static constexpr int kSizeClasses = 4;
   static int KindOf(uint64_t bytes, bool strided);
   std::array<Kind, 2 * kSizeClasses> kinds_{};

@@ -58,10 +58,8 @@ TEST(CopyBytes, SkewedIsOneToSixtyThreeBytesAhead) {
   EXPECT_TRUE(weft::SkewedCopy(page + 16, page));
   EXPECT_TRUE(weft::SkewedCopy(page + 63, page));
   EXPECT_FALSE(weft::SkewedCopy(page + 64, page));
-  EXPECT_FALSE(weft::SkewedCopy(page, page + 16));  // behind is fine
-  // Slow only where this processor is measured (or told) to copy slowly there.
-  EXPECT_EQ(weft::SlowCopySkew(page + 16, page), weft::SkewSlowsCopies());
-  EXPECT_FALSE(weft::SlowCopySkew(page + 64, page));
+  EXPECT_FALSE(weft::SkewedCopy(page, page + 16));    // behind is fine
+  EXPECT_FALSE(weft::SlowCopySkew(page + 64, page));  // whatever the processor
 }
 
 #if defined(__x86_64__)

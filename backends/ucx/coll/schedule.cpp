@@ -28,8 +28,6 @@ void Schedule::Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival) 
   rounds_.back().transfers.push_back(Transfer{true, peer, buf, bytes, std::move(on_arrival)});
 }
 
-void Schedule::During(Action work) { rounds_.back().during = std::move(work); }
-
 void Schedule::CopyDuring(void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0 || dst == src) return;
   rounds_.back().during = [this, dst, src, bytes](std::string*) {

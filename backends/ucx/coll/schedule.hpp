@@ -33,7 +33,7 @@ using Action = std::function<weft_status_t(std::string* why)>;
 class Awaited {
  public:
   virtual ~Awaited() = default;
-  // When the round is posted (after its `During` work).
+  // When the round is posted (after its own-block copy).
   virtual void Begin() = 0;
   // WEFT_OK with *ready set, or the failure that ends the wait (*why set).
   virtual weft_status_t Poll(bool* ready, std::string* why) = 0;
@@ -54,10 +54,8 @@ class Schedule {
   void NewRound();
   void Send(int32_t peer, const void* buf, uint64_t bytes);
   void Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival = {});
-  // Local work done right after the round's transfers are posted, while they fly (copying
-  // this rank's own block); it must not touch the buffers they read or write.
-  void During(Action work);
-  // The same for the usual such work, copying this rank's own block: in slices, with the
+  // Copies this rank's own block right after the round's transfers are posted, while they fly
+  // (it must not touch the buffers they read or write): in slices, with the
   // transport progressed between them while the round's receives are pending, so that a
   // peer's single-copy message is read (and acknowledged) as soon as its descriptor is here
   // rather than after the whole copy; the peer, waiting for that acknowledgement, then gets it

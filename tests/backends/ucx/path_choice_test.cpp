@@ -59,9 +59,12 @@ TEST(PathChoice, NearlyEqualFiguresDoNotFlip) {
   Traffic r;
   r.Send(16, 1.0, 0.95);  // 5% cheaper: not enough to leave single copy
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
-  // Later (pipes' figure stale, so tried again), 15% cheaper: enough.
-  r.now += PathChoice::kStale + milliseconds(1);
-  r.Send(16, 1.0, 0.85);
+  // Later, pipes 15% cheaper: enough, once two refreshes (each after kStale and
+  // kRefreshEvery messages) have brought their figure down.
+  for (int i = 0; i < 2; ++i) {
+    r.now += PathChoice::kStale + milliseconds(1);
+    r.Send(PathChoice::kRefreshEvery, 1.0, 0.85);
+  }
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kPipe);
 }
 
@@ -92,23 +95,27 @@ TEST(PathChoice, LeavesThePreferredWayOnceItsOwnCostRises) {
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
 }
 
-TEST(PathChoice, AStaleFigureIsForgottenAndRebuilt) {
+TEST(PathChoice, AStaleFigureIsRefreshedByOneMessageAtATime) {
   Traffic r;
   r.Send(16, 1.0, 2.0);
   ASSERT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
-  // Long after, pipes became cheap: a refresh message finds that, and since pipes' old figure
-  // was forgotten they are tried one in four again until they have four new samples.
-  r.now += PathChoice::kStale + milliseconds(1);
-  EXPECT_EQ(r.Send(1, 1.0, 0.25), 1) << "the stale figure's refresh";
-  EXPECT_EQ(r.c.CostPerKiB(PathChoice::kPipe, kMsg, false), 0) << "old samples forgotten";
-  EXPECT_EQ(r.Send(12, 1.0, 0.25), 3);
+  // Later pipes became cheap: each refresh (one message once pipes' figure is stale and
+  // kRefreshEvery messages passed) adds one sample; the second lowest of four follows after two.
+  int piped = 0;
+  for (int i = 0; i < 2; ++i) {
+    r.now += PathChoice::kStale + milliseconds(1);
+    piped += r.Send(PathChoice::kRefreshEvery, 1.0, 0.25);
+  }
+  EXPECT_EQ(piped, 2);
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kPipe);
+  EXPECT_EQ(r.Send(50, 1.0, 0.25), 50);
 }
 
 TEST(PathChoice, ARefreshWhoseSampleNeverComesIsRetriedAfterTheStaleTime) {
   Traffic r;
   r.Send(16, 1.0, 2.0);
   r.now += PathChoice::kStale + milliseconds(1);
+  EXPECT_EQ(r.Send(PathChoice::kRefreshEvery - 1, 1.0, 2.0), 0);
   ASSERT_EQ(r.c.Choose(kMsg, false, r.now), PathChoice::kPipe);  // its sample is lost
   // Messages after it go by single copy while its sample could still come...
   for (int i = 0; i < 20; ++i) {
@@ -118,6 +125,26 @@ TEST(PathChoice, ARefreshWhoseSampleNeverComesIsRetriedAfterTheStaleTime) {
   // ...and once kStale passed, pipes are tried again.
   r.now += PathChoice::kStale;
   EXPECT_EQ(r.c.Choose(kMsg, false, r.now), PathChoice::kPipe);
+}
+
+// A peer that gets a message of some kind only every quarter of a second (one all-gather per
+// training step, say): both ways still get figures, the choice is made and followed, and
+// refreshes stay one message in kRefreshEvery.
+TEST(PathChoice, SparseMessagesStillDecide) {
+  for (const bool pipes_cheaper : {false, true}) {
+    Traffic r;
+    const double pipe = pipes_cheaper ? 0.5 : 2.0;
+    const int piped = r.Send(400, 1.0, pipe, kMsg, false, milliseconds(250));
+    EXPECT_GT(r.c.CostPerKiB(PathChoice::kSingleCopy, kMsg, false), 0);
+    EXPECT_GT(r.c.CostPerKiB(PathChoice::kPipe, kMsg, false), 0);
+    if (pipes_cheaper) {
+      EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kPipe);
+      EXPECT_GE(piped, 400 - 400 / static_cast<int>(PathChoice::kRefreshEvery) - 16);
+    } else {
+      EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
+      EXPECT_LE(piped, 400 / static_cast<int>(PathChoice::kRefreshEvery) + 4);
+    }
+  }
 }
 
 TEST(PathChoice, KindsAreMeasuredApart) {

@@ -173,6 +173,11 @@ TEST(UcxPipes, MeasuredWaysUseBothAndMessagesStillArrive) {
       return "no message went through a pipe";
     if (!FileStoreHost::Logged("rank " + me + " reads messages of rank " + other))
       return "no message went by single copy";
+    // Both ways measured (the Acks' read times and the pipes' copy times came back), so the
+    // choice for these messages was made.
+    if (!FileStoreHost::Logged("rank " + me + " now sends messages like this one of " +
+                               std::to_string(n) + " bytes to rank " + other))
+      return "the way of " + std::to_string(n) + "-byte messages was never decided";
     return BothWays(r);  // every size, strided, more in flight than channels
   }));
 }
