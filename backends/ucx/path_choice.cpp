@@ -9,11 +9,14 @@ int PathChoice::KindOf(uint64_t bytes, bool strided) {
   return (strided ? kSizeClasses : 0) + size;
 }
 
-double PathChoice::Estimate::Figure() const {
-  if (count < kSamples) return 0;
+void PathChoice::Estimate::Add(double sample) {
+  samples[next] = sample;
+  next = (next + 1) % kSamples;
+  count = std::min(count + 1, kSamples);
+  if (count < kSamples) return;
   std::array<double, kSamples> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
-  return sorted[1];
+  figure = sorted[1];
 }
 
 PathChoice::Way PathChoice::Choose(uint64_t bytes, bool strided, Clock::time_point now) {
@@ -24,9 +27,13 @@ PathChoice::Way PathChoice::Choose(uint64_t bytes, bool strided, Clock::time_poi
   const Way other = k.preferred == kPipe ? kSingleCopy : kPipe;
   Estimate& e = k.way[other];
   const uint32_t after = k.since_other + 1;  // this message's place since the other way's last
-  const bool due = e.count < kSamples
-                       ? after >= kEvery
-                       : after >= kRefreshEvery && now - e.at > kStale && now - e.tried > kStale;
+  bool due;
+  if (e.count < kSamples) {
+    due = after >= kEvery;
+  } else {
+    const bool close = k.preferred == kPipe && e.figure < kClose * k.way[k.preferred].figure;
+    due = after >= kRefreshEvery && (close || (now - e.at > kStale && now - e.tried > kStale));
+  }
   if (!due) {
     ++k.since_other;
     return k.preferred;
@@ -40,20 +47,28 @@ bool PathChoice::Record(Way way, uint64_t bytes, bool strided, uint64_t ns, Cloc
   if (bytes == 0 || ns == 0) return false;
   Kind& k = kinds_[KindOf(bytes, strided)];
   Estimate& e = k.way[way];
-  e.samples[e.next] = static_cast<double>(ns) / static_cast<double>(bytes);
-  e.next = (e.next + 1) % kSamples;
-  e.count = std::min(e.count + 1, kSamples);
+  e.Add(static_cast<double>(ns) / static_cast<double>(bytes));
   e.at = now;
-  const double single = k.way[kSingleCopy].Figure(), pipe = k.way[kPipe].Figure();
+  const double single = k.way[kSingleCopy].figure, pipe = k.way[kPipe].figure;
   if (single == 0 || pipe == 0) return false;
-  // A switch needs a clear margin: near-equal figures would flip on every sample.
-  const Way best = k.preferred == kPipe ? (single < kSwitch * pipe ? kSingleCopy : kPipe)
-                                        : (pipe < kSwitch * single ? kPipe : kSingleCopy);
+  // A switch to pipes needs a clear margin (near-equal figures would flip on every sample).
+  const Way best = k.preferred == kPipe ? (single <= pipe ? kSingleCopy : kPipe)
+                                        : (pipe < kToPipes * single ? kPipe : kSingleCopy);
   const bool first = !k.decided;
   k.decided = true;
-  if (best == k.preferred) return first;
-  k.preferred = best;
-  return true;
+  if (best != k.preferred) {
+    k.preferred = best;
+    k.reference = best == kPipe ? pipe : single;
+    return true;
+  }
+  const double f = best == kPipe ? pipe : single;
+  if (k.reference == 0) {
+    k.reference = f;
+  } else if (way == best && (f > kShift * k.reference || f * kShift < k.reference)) {
+    k.way[best == kPipe ? kSingleCopy : kPipe].Forget();  // measured under other conditions
+    k.reference = 0;
+  }
+  return first;
 }
 
 PathChoice::Way PathChoice::Preferred(uint64_t bytes, bool strided) const {
@@ -61,7 +76,7 @@ PathChoice::Way PathChoice::Preferred(uint64_t bytes, bool strided) const {
 }
 
 double PathChoice::CostPerKiB(Way way, uint64_t bytes, bool strided) const {
-  return kinds_[KindOf(bytes, strided)].way[way].Figure() * 1024;
+  return kinds_[KindOf(bytes, strided)].way[way].figure * 1024;
 }
 
 }  // namespace weft::backends::ucx_plugin

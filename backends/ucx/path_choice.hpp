@@ -40,11 +40,30 @@ class PathChoice {
   // and each figure should rest on warm ones); after that one message when its last sample is
   // older than kStale, and then no more than one in kRefreshEvery, so that a change of the
   // cores' placement is seen within a few kStale at a small cost whatever the message rate.
+  // While pipes are preferred and single copy's figure is within kClose of theirs, the choice is
+  // a near thing (and single copy's figure may come from other conditions: a previous pattern
+  // of messages in which it cost 3x what it does now was seen to keep pipes for a whole
+  // benchmark row), so single copy gets one message in kRefreshEvery whatever the figures'
+  // age: at most a 1/16 share at under kClose times the cost. Not the other way round: single
+  // copy is the way that is never much worse (kToPipes), and refreshing pipes that often cost
+  // the all-reduce of 1 MiB on 2 ranks 10% in its median.
   static constexpr uint32_t kEvery = 4;
   static constexpr uint32_t kRefreshEvery = 16;
   static constexpr Clock::duration kStale = std::chrono::milliseconds(200);
-  // The other way is taken once its figure is below this fraction of the preferred one's.
-  static constexpr double kSwitch = 0.9;
+  static constexpr double kClose = 1.5;
+  // Pipes are taken once their figure is below kToPipes of single copy's, and left as soon as
+  // single copy's is no higher than theirs. The bias is for the way that is never much worse:
+  // single copy lost at most 1.7x to pipes where they won (AMD, cores near), pipes lost 2x
+  // everywhere else; and the figures of a way seldom taken come from messages copied among the
+  // other way's (measured: single copy refreshes at 150 ns/KiB among pipe messages, 60-90 when
+  // it carries them all), so a near thing is left to single copy.
+  static constexpr double kToPipes = 0.75;
+  // When the preferred way's figure moves by this factor (either way) from what it was when the
+  // choice was made, the conditions changed (other buffers, another pattern of messages: a
+  // benchmark's next row, a program's next phase), and the other way's figure, taken under the
+  // old ones, is measured again (one message in kEvery until it has kSamples new samples)
+  // rather than compared as it stands until it is stale.
+  static constexpr double kShift = 2.0;
 
   // The way for a message of `bytes` (`strided`: the sender's memory is in several runs).
   Way Choose(uint64_t bytes, bool strided, Clock::time_point now);
@@ -64,12 +83,15 @@ class PathChoice {
     uint32_t next = 0;                       // where the next sample goes
     Clock::time_point at{};                  // of the last sample
     Clock::time_point tried{};               // when a refresh last went this way
-    double Figure() const;                   // 0 until kSamples samples
+    double figure = 0;                       // 0 until kSamples samples
+    void Add(double sample);
+    void Forget() { count = 0, figure = 0; }
   };
   struct Kind {
     std::array<Estimate, 2> way;
     Way preferred = kSingleCopy;  // until both ways have a figure
     bool decided = false;         // both ways have had figures
+    double reference = 0;         // the preferred way's figure when the choice was last made
     uint32_t since_other = 0;     // messages since one went the other way
   };
   // Size classes: under 64 KiB (a pipe's message is one 128 KiB chunk or less, its two copies

@@ -55,17 +55,21 @@ TEST(PathChoice, TakesPipesWhenTheyCostClearlyLess) {
   EXPECT_EQ(r.Send(100, 1.0, 0.5), 100);
 }
 
-TEST(PathChoice, NearlyEqualFiguresDoNotFlip) {
+TEST(PathChoice, PipesNeedAClearMarginAndSingleCopyNone) {
   Traffic r;
-  r.Send(16, 1.0, 0.95);  // 5% cheaper: not enough to leave single copy
+  r.Send(16, 1.0, 0.8);  // 20% cheaper: not enough to leave single copy
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
-  // Later, pipes 15% cheaper: enough, once two refreshes (each after kStale and
-  // kRefreshEvery messages) have brought their figure down.
-  for (int i = 0; i < 2; ++i) {
+  // Later, pipes 30% cheaper: enough, once refreshes (each after kStale and kRefreshEvery
+  // messages) have brought their figure down.
+  for (int i = 0; i < 3; ++i) {
     r.now += PathChoice::kStale + milliseconds(1);
-    r.Send(PathChoice::kRefreshEvery, 1.0, 0.85);
+    r.Send(PathChoice::kRefreshEvery, 1.0, 0.7);
   }
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kPipe);
+  // Back as soon as single copy costs no more than pipes: while pipes are preferred and single
+  // copy is close, it is refreshed every kRefreshEvery messages whatever the figures' age.
+  r.Send(3 * PathChoice::kRefreshEvery, 1.0, 1.0);
+  EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
 }
 
 TEST(PathChoice, ColdFirstCopiesDoNotDecide) {
@@ -93,6 +97,19 @@ TEST(PathChoice, LeavesThePreferredWayOnceItsOwnCostRises) {
   // few messages (second lowest of four), and single copy's, still fresh, wins.
   EXPECT_LE(r.Send(10, 1.0, 2.0), 3);
   EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
+}
+
+TEST(PathChoice, WhenThePreferredWaysCostMovesTheOtherWayIsMeasuredAgain) {
+  Traffic r;
+  r.Send(16, 2.0, 0.5);
+  ASSERT_EQ(r.c.Preferred(kMsg, false), PathChoice::kPipe);
+  // Straight after, another pattern of messages: pipes now cost 1.5, single copy 0.4. Pipes'
+  // figure triples, so single copy's old 2.0 (which alone would keep pipes) is not trusted: it
+  // gets one message in four until it has four new samples, and wins within 20 messages, long
+  // before its figure would be stale.
+  r.Send(20, 0.4, 1.5);
+  EXPECT_EQ(r.c.Preferred(kMsg, false), PathChoice::kSingleCopy);
+  EXPECT_NEAR(r.c.CostPerKiB(PathChoice::kSingleCopy, kMsg, false), 0.4 * 1024, 1);
 }
 
 TEST(PathChoice, AStaleFigureIsRefreshedByOneMessageAtATime) {
