@@ -55,8 +55,9 @@ struct Peer {
   bool piped = false;   // we sent this peer a message through a pipe (logged once)
   bool read = false;    // we read a message of this peer's by single copy (logged once)
   // Whether single-copy-sized messages to this peer go by single copy or through a pipe, by
-  // what each cost lately (path_choice.hpp).
-  PathChoice ways;
+  // what each cost lately (path_choice.hpp); made when a pipe first could take a message (a
+  // peer on this host): 1.2 KiB, which every rank of a large world need not carry.
+  std::unique_ptr<PathChoice> ways;
   bool failed = false;           // the endpoint reported an error (set inside progress)
   bool failure_handled = false;  // its requests were failed and the endpoint force-closed
   ucs_status_t why = UCS_OK;

@@ -47,20 +47,21 @@ uint64_t State::PipeFor(Request* r) {
       !pipes_.MappedBy(r->peer_rank))
     return 0;
   if (tuning_.pipe_adapt != 0) {
+    if (!p.ways) p.ways = std::make_unique<PathChoice>();
     r->chose_way = true;
-    if (p.ways.Choose(r->bytes, r->strided, CoarseNow()) != PathChoice::kPipe) return 0;
+    if (p.ways->Choose(r->bytes, r->strided, CoarseNow()) != PathChoice::kPipe) return 0;
   }
   return pipes_.Acquire();
 }
 
 void State::RecordWay(const Request& r, PathChoice::Way way, uint64_t ns) {
-  if (!r.chose_way) return;
   Peer& p = *peers_[r.peer_rank];
-  if (!p.ways.Record(way, r.bytes, r.strided, ns, CoarseNow())) return;
+  if (!r.chose_way || !p.ways) return;  // chose_way: PipeFor made p.ways
+  if (!p.ways->Record(way, r.bytes, r.strided, ns, CoarseNow())) return;
   const auto cost = [&](PathChoice::Way w) {
-    return std::to_string(static_cast<int64_t>(p.ways.CostPerKiB(w, r.bytes, r.strided)));
+    return std::to_string(static_cast<int64_t>(p.ways->CostPerKiB(w, r.bytes, r.strided)));
   };
-  const bool piped = p.ways.Preferred(r.bytes, r.strided) == PathChoice::kPipe;
+  const bool piped = p.ways->Preferred(r.bytes, r.strided) == PathChoice::kPipe;
   const std::string line =
       "ucx: rank " + std::to_string(rank()) + " now sends " + (r.strided ? "strided " : "") +
       "messages like this one of " + std::to_string(r.bytes) + " bytes to rank " +
