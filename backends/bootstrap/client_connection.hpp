@@ -40,6 +40,8 @@ class ClientConnection {
   void SetEventHandler(EventHandler handler);
   // While set, losing the store is delivered as the event {kStoreLostKey, reason}.
   void SetReportStoreLoss(bool report);
+  // Drops the connection; no event is delivered after it returns (it waits for the one being
+  // delivered, unless called from the handler).
   void Close();
   const std::string& endpoint() const { return endpoint_; }
 

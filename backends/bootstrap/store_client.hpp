@@ -72,7 +72,9 @@ class StoreClient {
   Status Publish(const std::string& key, const Bytes& value, Clock::time_point deadline);
   // Clean goodbye: the rank is no longer watched; closing afterwards is not a failure.
   Status Leave(Clock::time_point deadline);
-  // Drops the connection now; calls in flight and later calls return kAborted promptly.
+  // Drops the connection now; calls in flight and later calls return kAborted promptly, and no
+  // event is delivered once it returned (it waits for one being delivered, unless called from
+  // the event handler).
   void Close();
 
   // "host:port" of the store, for messages.
