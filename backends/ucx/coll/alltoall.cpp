@@ -17,14 +17,10 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
   const int32_t n = c.size(), me = c.index;
   const char* in = static_cast<const char*>(send);
   char* out = static_cast<char*>(recv);
-  auto copy_own = [src = in + send_displs[me], dst = out + recv_displs[me],
-                   len = send_bytes[me]](std::string*) {
-    if (len != 0 && dst != src) CopyBytes(dst, src, len);
-    return WEFT_OK;
-  };
+  const char* own = in + send_displs[me];
+  char* own_dst = out + recv_displs[me];
   if (n == 1) {
-    std::string unused;
-    copy_own(&unused);
+    if (send_bytes[me] != 0 && own_dst != own) CopyBytes(own_dst, own, send_bytes[me]);
     return;
   }
   const int32_t window = std::max(1, t.alltoall_inflight);
@@ -35,7 +31,7 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
       s.Recv(from, out + recv_displs[from], recv_bytes[from]);
       s.Send(to, in + send_displs[to], send_bytes[to]);
     }
-    if (first == 1) s.CopyDuring(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
+    if (first == 1) s.CopyDuring(own_dst, own, send_bytes[me]);
   }
 }
 
