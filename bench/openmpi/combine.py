@@ -103,6 +103,17 @@ def main():
     print(f"  {'Weft-UCX all-reduce / tag_lat':<30}{ucx / tag:>10.2f}")
     print(f"  {'Weft-UCX / Open MPI all-reduce':<30}{ucx / mpi:>10.2f}")
 
+    # The vCPUs' placement per round (line_latency.c): near 25-60 ns, far 200-260 ns.
+    lines = []
+    for r in rng:
+        try:
+            with open(f"{out}/line.{r}.log") as f:
+                lines.append("/".join(f.read().split()) or "-")
+        except OSError:
+            lines.append("-")
+    print("\n# cross-core cache line one-way (ns), before/after each round's sweeps: "
+          + ", ".join(f"round {r} {v}" for r, v in zip(rng, lines)))
+
     for name, r, key in wrong:
         print(f"! {name} round {r}: {key[0]} {key[1]} B has wrong values")
     return 1 if wrong else 0

@@ -82,6 +82,7 @@ fi
 log "building collbench, weftrun and the ucx and gloo plugins in $B"
 step build ninja -C "$B" -j"$JOBS" collbench weftrun weft-backend-ucx weft-backend-gloo
 step mpicc mpicc -O2 -std=c99 -o "$OUT/mpi_collbench" bench/openmpi/mpi_collbench.c
+step cc cc -O2 -std=c11 -pthread -o "$OUT/line_latency" bench/openmpi/line_latency.c
 
 # --- commands ----------------------------------------------------------------------------
 BIND=core
@@ -131,6 +132,8 @@ tag_lat() {
 
 for r in $(seq 1 "$ROUNDS"); do
   log "round $r/$ROUNDS: bandwidth sweep"
+  # Where the host placed the vCPUs (line_latency.c), before and after the round's sweeps.
+  "$OUT/line_latency" >"$OUT/line.$r.log"
   step "mpi.$r" "${MPIRUN[@]}" "$OUT/mpi_collbench" "${SWEEP[@]}"
   step "ucx.$r" "${WEFTRUN[@]}" --backend ucx "$CB" "${SWEEP[@]}" --json "$OUT/ucx.$r.json"
   if ((NOCMA)); then
@@ -138,6 +141,7 @@ for r in $(seq 1 "$ROUNDS"); do
       --json "$OUT/ucxnocma.$r.json"
   fi
   step "gloo.$r" "${WEFTRUN[@]}" --backend gloo "$CB" "${SWEEP[@]}" --json "$OUT/gloo.$r.json"
+  "$OUT/line_latency" >>"$OUT/line.$r.log"
   log "round $r/$ROUNDS: 8-byte latency"
   step "mpi_lat.$r" "${MPIRUN[@]}" "$OUT/mpi_collbench" "${LAT[@]}"
   step "ucx_lat.$r" "${WEFTRUN[@]}" --backend ucx "$CB" "${LAT[@]}" --json "$OUT/ucx_lat.$r.json"
