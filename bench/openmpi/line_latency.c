@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   for (int c = 0; c < CPU_SETSIZE && n < 2; ++c)
     if (CPU_ISSET(c, &s)) cpus[n++] = c;
   if (n < 2 || trips < 1) {
-    puts("-");  /* one CPU: nothing crosses */
+    puts("-"); /* one CPU: nothing crosses */
     return 0;
   }
   double v[5];
