@@ -103,7 +103,7 @@ def main():
     print(f"  {'Weft-UCX all-reduce / tag_lat':<30}{ucx / tag:>10.2f}")
     print(f"  {'Weft-UCX / Open MPI all-reduce':<30}{ucx / mpi:>10.2f}")
 
-    # The vCPUs' placement per round (line_latency.c): near 25-60 ns, far 200-260 ns.
+    # The vCPUs' placement per round (line_latency.c): near 25-60 ns, far 170-260 ns.
     lines = []
     for r in rng:
         try:

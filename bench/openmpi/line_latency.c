@@ -2,7 +2,7 @@
  * may run on): two threads, one pinned to each, hand a counter back and forth.
  *
  * Why compare.sh runs it: on the VMs this project is measured on, the host sometimes places
- * the two vCPUs near each other (a line crosses in 25-60 ns) and sometimes far apart (200-260
+ * the two vCPUs near each other (a line crosses in 25-60 ns) and sometimes far apart (170-260
  * ns). Everything that moves freshly written data between the cores (pipes through shared
  * memory, a ring all-reduce's second half, reading what a peer just reduced) then costs
  * several times more, for Open MPI and Weft alike, and the placement can change between two
