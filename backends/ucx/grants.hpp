@@ -5,7 +5,9 @@
 // copy, while local pieces are cheap. A strided sender (S0 -> S1: short rows) read by a
 // contiguous receiver pays that per row; the same copy done by the sender has one remote piece
 // and as many local ones as it likes (measured, 256 KiB in 1 KiB rows: 31 us written vs 60 us
-// read, 39 us packed then read).
+// read, 39 us packed then read). And where a read would leave the sender's memory cached on the
+// reader's core just before the sender writes it again (the all-gather half of a ring
+// all-reduce, coll/allreduce.cpp), whatever the layouts.
 //
 // The danger is a write that lands after the receiver stopped waiting (its deadline passed, it
 // was cancelled or freed, the context aborted): the buffer may be reused or freed by then. So

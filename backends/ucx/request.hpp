@@ -60,6 +60,8 @@ struct Request {
   // A receive whose buffer is lent to the sender (grants.hpp): the loan's token, taken back
   // (State::EndLoan) whenever the op ends, so nothing is written into the buffer after that.
   uint64_t loan = 0;
+  // A receive that asks a writable sender to push (State::Lend), whatever the layouts.
+  bool lend = false;
   // A message through a pipe (pipes.hpp): the channel's token while the sender fills it or
   // the receiver is attached to it (State::EndPipe lets go whenever the op ends), and how far
   // this side got (bytes produced or consumed).

@@ -40,8 +40,8 @@ State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args)
     : host_(host),
       args_(args),
       tuning_(ReadTuning(host)),
-      spin_(std::chrono::microseconds(
-          SpinMicroseconds(tuning_, args.local_world_size > 0 ? args.local_world_size : 1))) {}
+      cpu_per_rank_(CpuPerRank(args.local_world_size > 0 ? args.local_world_size : 1)),
+      spin_(std::chrono::microseconds(SpinMicroseconds(tuning_, cpu_per_rank_))) {}
 
 weft_status_t State::Fail(weft_status_t status, const std::string& message) const {
   const std::string text = "ucx: " + message;
@@ -393,10 +393,12 @@ Bounce State::ReadBounce() {
 bool State::Lend(Request* r) {
   Peer& p = *peers_[r->peer_rank];
   // Worth it when the sender's memory is in more pieces than ours: the writer's pieces are
-  // the cheap, local ones (grants.hpp). The read path reports an inconsistent descriptor.
+  // the cheap, local ones (grants.hpp); or when the receive asks for it (Schedule::RecvPushed:
+  // the sender's memory should not end up cached here, coll/allreduce.cpp). The read path
+  // reports an inconsistent descriptor.
   if (r->desc.magic != kWritableMagic || !grants_.open() || p.ep == nullptr || p.failed ||
       aborted_ || r->desc.layout.Bytes() != r->desc.length ||
-      r->desc.layout.Runs() <= r->layout.Runs())
+      (r->desc.layout.Runs() <= r->layout.Runs() && !r->lend))
     return false;
   const uint64_t token = grants_.Lend();
   if (token == 0) return false;  // every slot is out: read this one

@@ -80,6 +80,8 @@ class State {
   const Tuning& tuning() const { return tuning_; }
   // How long a waiter keeps polling before it sleeps on the event fd (Tuning::spin_us).
   Clock::duration spin() const { return spin_; }
+  // Whether each rank of this host has a CPU of its own (CpuPerRank).
+  bool cpu_per_rank() const { return cpu_per_rank_; }
   // Reports `message` through host->set_error (for this thread) and returns `status`.
   weft_status_t Fail(weft_status_t status, const std::string& message) const;
 
@@ -191,6 +193,7 @@ class State {
   const weft_bk_host_api_t* host_;
   weft_bk_init_args_t args_;
   Tuning tuning_;
+  bool cpu_per_rank_;
   Clock::duration spin_;
 
   std::mutex mu_;

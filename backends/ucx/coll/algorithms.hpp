@@ -55,9 +55,10 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
                     const uint64_t* recv_bytes, const uint64_t* recv_displs);
 
 // The ring phases, shared by all-reduce: rounds appended to `s`; sizes and offsets in bytes.
-// All-gather: `send` is this member's block (it may already be in place in `out`).
+// All-gather: `send` is this member's block (it may already be in place in `out`); `pushed`:
+// the blocks are received with Schedule::RecvPushed.
 void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
-                      const uint64_t* bytes, const uint64_t* displs);
+                      const uint64_t* bytes, const uint64_t* displs, bool pushed = false);
 // The same in one round: every member sends its block to every other one.
 void AddAllgatherDirect(Schedule& s, const Comm& c, const void* send, char* out,
                         const uint64_t* bytes, const uint64_t* displs);

@@ -49,13 +49,16 @@ void Bruck(Schedule& s, const Comm& c, const void* send, char* out, const uint64
 }  // namespace
 
 void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
-                      const uint64_t* bytes, const uint64_t* displs) {
+                      const uint64_t* bytes, const uint64_t* displs, bool pushed) {
   const int32_t n = c.size(), me = c.index;
   const int32_t right = Ring(me + 1, n), left = Ring(me - 1, n);
   for (int32_t k = 0; k < n - 1; ++k) {
     const int32_t sb = Ring(me - k, n), rb = Ring(me - k - 1, n);
     s.NewRound();
-    s.Recv(left, out + displs[rb], bytes[rb]);
+    if (pushed)
+      s.RecvPushed(left, out + displs[rb], bytes[rb]);
+    else
+      s.Recv(left, out + displs[rb], bytes[rb]);
     // Round 0 sends this member's block from `send`, so copying it into recv can overlap.
     s.Send(right, k == 0 ? send : out + displs[sb], bytes[sb]);
     if (k == 0) s.CopyDuring(out + displs[me], send, bytes[me]);

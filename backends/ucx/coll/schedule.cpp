@@ -28,6 +28,10 @@ void Schedule::Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival) 
   rounds_.back().transfers.push_back(Transfer{true, peer, buf, bytes, std::move(on_arrival)});
 }
 
+void Schedule::RecvPushed(int32_t peer, void* buf, uint64_t bytes) {
+  rounds_.back().transfers.push_back(Transfer{true, peer, buf, bytes, {}, true});
+}
+
 void Schedule::CopyDuring(void* dst, const void* src, uint64_t bytes) {
   if (bytes == 0 || dst == src) return;
   rounds_.back().during = [this, dst, src, bytes](std::string*) {
@@ -80,7 +84,7 @@ void Schedule::Start(Request* parent) {
   for (const Round& round : rounds_)
     for (const Transfer& t : round.transfers)
       if (!t.recv) sent += t.bytes;
-  bulk_ = sent > comm_.state->tuning().pipe_bytes;
+  bulk_ = no_pipes_ || sent > comm_.state->tuning().pipe_bytes;
   Post();
   Advance();
 }
@@ -101,6 +105,7 @@ void Schedule::Post() {
     r->coll = name_;
     r->keep_alive = keep_;
     r->bulk = bulk_;
+    r->lend = t.lend;
     Request* raw = r.release();
     live_.push_back(Live{raw, false});
     ucp_ep_h ep = nullptr;

@@ -54,6 +54,9 @@ class Schedule {
   void NewRound();
   void Send(int32_t peer, const void* buf, uint64_t bytes);
   void Recv(int32_t peer, void* buf, uint64_t bytes, Action on_arrival = {});
+  // A receive whose sender, when it sends by single copy, writes the bytes into `buf` (a push,
+  // grants.hpp) rather than this rank reading them.
+  void RecvPushed(int32_t peer, void* buf, uint64_t bytes);
   // Copies this rank's own block right after the round's transfers are posted, while they fly
   // (it must not touch the buffers they read or write): in slices, with the
   // transport progressed between them while the round's receives are pending, so that a
@@ -65,6 +68,8 @@ class Schedule {
   void Then(Action after);
   // The round also waits for `what` (after its transfers, before `Then`).
   void Await(std::shared_ptr<Awaited> what);
+  // Its sends never take a pipe, whatever they move (else only when it moves much; Start).
+  void NoPipes() { no_pipes_ = true; }
   // Memory that lives as long as the collective and every UCX request into it.
   char* Scratch(uint64_t bytes);
   bool empty() const { return rounds_.empty(); }
@@ -85,6 +90,7 @@ class Schedule {
     void* buf = nullptr;
     uint64_t bytes = 0;
     Action on_arrival;
+    bool lend = false;
   };
   struct Round {
     std::vector<Transfer> transfers;
@@ -116,6 +122,7 @@ class Schedule {
   std::vector<Live> live_;  // the current round's steps, in the order of its transfers
   Request* parent_ = nullptr;
   bool bulk_ = false;  // its sends never take a pipe (Start says why)
+  bool no_pipes_ = false;
 };
 
 }  // namespace weft::backends::ucx_plugin

@@ -54,6 +54,7 @@ Tuning ReadTuning(const weft_bk_host_api_t* host) {
   ReadSize(host, "WEFT_UCX_BOARD", 0, &t.board);
   ReadSize(host, "WEFT_UCX_PIPE_BYTES", 0, &t.pipe_bytes);
   ReadSize(host, "WEFT_UCX_PIPE_ADAPT", 0, &t.pipe_adapt);
+  ReadSize(host, "WEFT_UCX_ALLREDUCE_PUSH", 0, &t.allreduce_push);
   uint64_t spin = 0;
   if (std::getenv("WEFT_UCX_SPIN_US") != nullptr) {
     ReadSize(host, "WEFT_UCX_SPIN_US", 0, &spin);
@@ -62,12 +63,16 @@ Tuning ReadTuning(const weft_bk_host_api_t* host) {
   return t;
 }
 
-int64_t SpinMicroseconds(const Tuning& t, int32_t ranks_on_host) {
-  if (t.spin_us >= 0) return t.spin_us;
+bool CpuPerRank(int32_t ranks_on_host) {
   cpu_set_t set;
   CPU_ZERO(&set);
   const int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
-  return ranks_on_host <= cpus ? 200 : 0;
+  return ranks_on_host <= cpus;
+}
+
+int64_t SpinMicroseconds(const Tuning& t, bool cpu_per_rank) {
+  if (t.spin_us >= 0) return t.spin_us;
+  return cpu_per_rank ? 200 : 0;
 }
 
 }  // namespace weft::backends::ucx_plugin

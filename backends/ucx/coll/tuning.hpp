@@ -46,6 +46,10 @@ struct Tuning {
   // Small collectives of communicators whose members share a host run on shared-memory
   // boards (board.hpp); 0 turns that off (for that rank's communicators, all members agree).
   uint64_t board = 1;  // WEFT_UCX_BOARD
+  // 1: with a CPU per rank, the all-gather half of a ring all-reduce moves by single copy only,
+  // written by the senders (coll/allreduce.cpp says why); 2: whatever the CPUs (tests);
+  // 0: as the other collectives.
+  uint64_t allreduce_push = 1;  // WEFT_UCX_ALLREDUCE_PUSH
 };
 
 // The polling budget: with a CPU per rank, 200 us, so that a reply a large copy away is caught
@@ -53,7 +57,9 @@ struct Tuning {
 // the waiter goes straight to polling with sched_yield() in between (wait.cpp), since the
 // rank it waits for may need this very CPU (measured, 4 ranks on 2 cores, 8-byte all-reduce:
 // 72 us with a 20 us spin, 12 us without).
-int64_t SpinMicroseconds(const Tuning& t, int32_t ranks_on_host);
+int64_t SpinMicroseconds(const Tuning& t, bool cpu_per_rank);
+// Whether this host has a CPU (of those this process may run on) for each of its ranks.
+bool CpuPerRank(int32_t ranks_on_host);
 
 // Defaults overridden by the environment; a malformed value is logged and ignored.
 Tuning ReadTuning(const weft_bk_host_api_t* host);
