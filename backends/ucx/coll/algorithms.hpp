@@ -66,6 +66,9 @@ void AddAllgatherDirect(Schedule& s, const Comm& c, const void* send, char* out,
 // be this member's block of `in` (in place).
 void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,
                           const char* in, char* out, const uint64_t* bytes, const uint64_t* displs);
+// The same in one round: every member reads its block's contributions from all the others.
+void AddReduceScatterDirect(Schedule& s, const Comm& c, const Reduction& red, const char* in,
+                            char* out, const uint64_t* bytes, const uint64_t* displs);
 
 // Group index arithmetic modulo n.
 inline int32_t Ring(int64_t i, int32_t n) { return static_cast<int32_t>(((i % n) + n) % n); }

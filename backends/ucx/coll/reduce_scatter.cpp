@@ -5,6 +5,18 @@
 // fills); the last round receives straight into recv unless recv is this member's block of
 // the input. Each block moves in segments that are reduced as soon as they land, while still
 // in cache and while later segments are in flight.
+//
+// Direct (one round), for small blocks when every member shares this host (they agreed on
+// boards, coll/board.hpp): each member reads every other member's contribution to its block
+// where it lies in their input (single copy) and adds them up once all are here, in a fixed
+// order (its own, then the members 1, 2, ... places to its left), so the result does not
+// depend on arrival. The bytes copied are the ring's; what goes is the ring's n-1 dependent
+// rounds, each of which, with more ranks than cores, waits for a member to be scheduled (as
+// the direct all-gather, allgather.cpp). The price is scratch for n-1 blocks, read whole before
+// they are added (the ring adds each segment as it lands, still in cache), so only up to
+// Tuning::reduce_scatter_direct_bytes of it. Measured, 4 ranks on 2 cores (collbench, median
+// of 6 launches, us, ring -> direct): 128 KiB 74 -> 59, 256 KiB 99 -> 81, 512 KiB 172 -> 139,
+// 1 MiB 297 -> 241; at 2 MiB (1.5 MiB of scratch) 499 -> 626, hence 1 MiB.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -69,6 +81,40 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
     });
 }
 
+void AddReduceScatterDirect(Schedule& s, const Comm& c, const Reduction& red, const char* in,
+                            char* out, const uint64_t* bytes, const uint64_t* displs) {
+  const int32_t n = c.size(), me = c.index;
+  const uint64_t mine = bytes[me];
+  const char* own = in + displs[me];
+  uint64_t total = 0;
+  for (int32_t i = 0; i < n; ++i) total += bytes[i];
+  // theirs + (k - 1) * mine: the contribution of member me - k.
+  char* theirs = s.Scratch(std::max<uint64_t>(1, (n - 1) * mine));
+  s.NewRound();
+  for (int32_t k = 1; k < n; ++k) {  // the nearest members first, like the pairwise steps
+    s.Recv(Ring(me - k, n), theirs + (k - 1) * mine, mine);
+    const int32_t to = Ring(me + k, n);
+    s.Send(to, in + displs[to], bytes[to]);
+  }
+  // recv overlapping the input anywhere but this member's block (the API's in-place form):
+  // the sum is built in scratch and copied out (the round is over, so nobody reads `in` now).
+  const bool in_place = out == own;
+  const bool staged = !in_place && Overlaps(out, mine, in, total);
+  s.Then([red, n, own, out, theirs, mine, in_place, staged](std::string* why) -> weft_status_t {
+    if (mine == 0) return WEFT_OK;
+    char* acc = staged ? theirs : out;
+    if (staged) {  // acc already holds member me-1's: own + it, the same bits as below
+      if (weft_status_t st = red.Into(acc, own, mine, why)) return st;
+    } else if (!in_place) {
+      CopyBytes(acc, own, mine);
+    }
+    for (int32_t k = staged ? 2 : 1; k < n; ++k)
+      if (weft_status_t st = red.Into(acc, theirs + (k - 1) * mine, mine, why)) return st;
+    if (staged) CopyBytes(out, acc, mine);
+    return WEFT_OK;
+  });
+}
+
 void BuildReduceScatterv(Schedule& s, const Comm& c, const Tuning& t, const Reduction& red,
                          const void* send, void* recv, const uint64_t* counts) {
   const int32_t n = c.size();
@@ -79,8 +125,13 @@ void BuildReduceScatterv(Schedule& s, const Comm& c, const Tuning& t, const Redu
     displs[i] = at;
     at += bytes[i];
   }
-  AddReduceScatterRing(s, c, t, red, static_cast<const char*>(send), static_cast<char*>(recv),
-                       bytes.data(), displs.data());
+  const uint64_t max_block = *std::max_element(bytes.begin(), bytes.end());
+  if (n > 2 && c.board != nullptr && (n - 1) * max_block <= t.reduce_scatter_direct_bytes)
+    AddReduceScatterDirect(s, c, red, static_cast<const char*>(send), static_cast<char*>(recv),
+                           bytes.data(), displs.data());
+  else
+    AddReduceScatterRing(s, c, t, red, static_cast<const char*>(send), static_cast<char*>(recv),
+                         bytes.data(), displs.data());
 }
 
 }  // namespace weft::backends::ucx_plugin

@@ -43,6 +43,7 @@ Tuning ReadTuning(const weft_bk_host_api_t* host) {
   ReadSize(host, "WEFT_UCX_ALLREDUCE_RING_BYTES", 0, &t.allreduce_ring_bytes);
   ReadSize(host, "WEFT_UCX_ALLGATHER_BRUCK_BYTES", 0, &t.allgather_bruck_bytes);
   ReadSize(host, "WEFT_UCX_ALLGATHER_DIRECT", 0, &t.allgather_direct);
+  ReadSize(host, "WEFT_UCX_REDUCE_SCATTER_DIRECT_BYTES", 0, &t.reduce_scatter_direct_bytes);
   ReadSize(host, "WEFT_UCX_BROADCAST_CHAIN_BYTES", 0, &t.broadcast_chain_bytes);
   ReadSize(host, "WEFT_UCX_SEGMENT_BYTES", 64, &t.segment_bytes);
   uint64_t inflight = static_cast<uint64_t>(t.alltoall_inflight);

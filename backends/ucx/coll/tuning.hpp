@@ -19,6 +19,10 @@ struct Tuning {
   // Larger ones over 3+ members that all share this host: 1 reads every block where it lies in
   // one round (coll/allgather.cpp), 0 takes the ring there too.
   uint64_t allgather_direct = 1;  // WEFT_UCX_ALLGATHER_DIRECT
+  // Reduce-scatter(v) over 3+ members that all share this host, whose other members'
+  // contributions to one block take at most this many bytes: one round, no forwarding
+  // (coll/reduce_scatter.cpp); larger ones, and 0, the ring.
+  uint64_t reduce_scatter_direct_bytes = 1 << 20;  // WEFT_UCX_REDUCE_SCATTER_DIRECT_BYTES
   // Broadcast of at least this many bytes over 3+ members runs a pipelined chain; smaller
   // ones a binomial tree.
   uint64_t broadcast_chain_bytes = 256 << 10;  // WEFT_UCX_BROADCAST_CHAIN_BYTES

@@ -74,5 +74,60 @@ TEST(UcxCollectives, LargeBlocksLandExactlyWithMeasuredWaysAndTheRing) {
   ExpectAllOk(RunRanks(3, LargeBlocks, 60));
 }
 
+// Reduce-scatter of int32 sums, with blocks whose other members' contributions fit the direct
+// reduce-scatter's scratch (members on one host, coll/reduce_scatter.cpp) and one that does
+// not (the ring), each out of place, in place in this member's block, and in the API's
+// in-place form (result at the start of the input). Each element of rank r's contribution to
+// block b is a formula of (call, r, b, i); every element of the sum is checked.
+int32_t Term(size_t call, int32_t from, int32_t block, size_t i) {
+  return static_cast<int32_t>((call * 7 + static_cast<size_t>(from) * 1000003 +
+                               static_cast<size_t>(block) * 11 + i * 5) %
+                              100000) -
+         50000;
+}
+
+std::string ReduceScatterBlocks(Rank& r) {
+  const weft_backend_plugin_t& t = *r.plugin;
+  const weft_bk_op_t op = r.Op();
+  const int32_t n = r.size, me = r.rank;
+  // Elements per block: a few pages; 256 KiB and a bit (3 or 4 ranks: within the direct form's
+  // 1 MiB of scratch for n - 1 blocks); past that and past the ring's 256 KiB segments.
+  const std::vector<uint64_t> counts = {3000, (64 << 10) + 3, (uint64_t{5} << 20) / 4 + 1};
+  size_t call = 0;
+  for (uint64_t c : counts)
+    for (int form = 0; form < 3; ++form) {
+      ++call;
+      std::vector<int32_t> in(c * n), out(c, 0);
+      for (int32_t b = 0; b < n; ++b)
+        for (size_t i = 0; i < c; ++i) in[b * c + i] = Term(call, me, b, i);
+      int32_t* result = form == 0 ? out.data() : form == 1 ? in.data() + me * c : in.data();
+      weft_status_t s =
+          t.reduce_scatter(r.comm, in.data(), result, c, kI32, WEFT_REDUCE_SUM, &op, nullptr);
+      if (s != WEFT_OK) return Err("reduce_scatter", s);
+      for (size_t i = 0; i < c; ++i) {
+        int64_t want = 0;
+        for (int32_t from = 0; from < n; ++from) want += Term(call, from, me, i);
+        if (result[i] != static_cast<int32_t>(want))
+          return "reduce_scatter of " + std::to_string(c) + " elements (form " +
+                 std::to_string(form) + "): element " + std::to_string(i) + " is " +
+                 std::to_string(result[i]) + ", not " + std::to_string(want);
+      }
+    }
+  return "";
+}
+
+TEST(UcxCollectives, ReduceScatterBlocksSumExactlyOnThreeRanks) {
+  ExpectAllOk(RunRanks(3, ReduceScatterBlocks, 60));
+}
+
+TEST(UcxCollectives, ReduceScatterBlocksSumExactlyOnFourRanks) {
+  ExpectAllOk(RunRanks(4, ReduceScatterBlocks, 60));
+}
+
+TEST(UcxCollectives, ReduceScatterBlocksSumExactlyOnTheRing) {
+  ScopedEnv ring("WEFT_UCX_REDUCE_SCATTER_DIRECT_BYTES", "0");
+  ExpectAllOk(RunRanks(3, ReduceScatterBlocks, 60));
+}
+
 }  // namespace
 }  // namespace weft::test::ucx
