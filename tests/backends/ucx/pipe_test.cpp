@@ -182,6 +182,45 @@ TEST(UcxPipes, MeasuredWaysUseBothAndMessagesStillArrive) {
   }));
 }
 
+// Strided messages with a CPU per rank skip the measured choice: every one goes through a pipe
+// (state_pipes.cpp says why), none by single copy, and each lands exactly.
+TEST(UcxPipes, StridedMessagesWithACpuPerRankAlwaysTakeAPipe) {
+  ScopedEnv adapt("WEFT_UCX_PIPE_ADAPT", "1");
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    if (std::string e = Handshake(r); !e.empty()) return e;  // pipes mapped both ways
+    const weft_backend_plugin_t& t = *r.plugin;
+    const weft_bk_op_t op = r.Op();
+    const int32_t peer = 1 - r.rank;
+    const uint64_t rows = 300, cols = 256;  // 300 KiB in 1 KiB rows out of 2 KiB ones
+    const weft_bk_strided_t src = Int32Rows(rows, cols, 512);
+    std::vector<int32_t> a(rows * 512), b(rows * cols);
+    for (size_t k = 0; k < 24; ++k) {
+      for (uint64_t i = 0; i < rows * 512; ++i) a[i] = static_cast<int32_t>(Value(r.rank, k, i));
+      weft_bk_request_t* q = nullptr;
+      weft_status_t s;
+      if ((s = t.recv(r.comm, b.data(), rows * cols, kI32, peer, 24, &op, &q)))
+        return Err("receive", s);
+      if ((s = t.send_strided(r.comm, a.data(), &src, peer, 24, &op, nullptr)))
+        return Err("strided send", s);
+      if ((s = t.request_wait(q, -1))) return Err("wait", s);
+      t.request_free(q);
+      for (uint64_t i = 0; i < rows; ++i)
+        for (uint64_t j = 0; j < cols; ++j)
+          if (b[i * cols + j] != static_cast<int32_t>(Value(peer, k, i * 512 + j)))
+            return "message " + std::to_string(k) + " row " + std::to_string(i) + " col " +
+                   std::to_string(j) + " is wrong";
+    }
+    const std::string me = std::to_string(r.rank), other = std::to_string(peer);
+    if (!FileStoreHost::Logged("rank " + me + " sends messages to rank " + other +
+                               " through pipes"))
+      return "no message went through a pipe";
+    if (FileStoreHost::Logged("rank " + other + " reads messages of rank " + me) ||
+        FileStoreHost::Logged("rank " + me + " writes messages into buffers rank " + other))
+      return "a strided message went by single copy";
+    return "";
+  }));
+}
+
 // A receive that ends (its deadline) while attached to a pipe whose sender does not progress:
 // nothing lands in its buffer afterwards, the sender's send fails, and the channels work on.
 TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater) {
