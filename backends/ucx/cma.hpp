@@ -106,7 +106,10 @@ weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t len
                          std::string* why, Bounce bounce = {});
 // The same between two strided regions of equal size: the bytes of `remote_layout` at
 // `remote` (in `pid`) in order into those of `local_layout` at `local`, up to 1024 pieces per
-// system call (contiguous on both sides: as ReadRemote).
+// system call (contiguous on both sides: as ReadRemote). A contiguous remote region into local
+// runs shorter than kUnpackRunsBelow bytes goes through `bounce` (when given) and is unpacked in
+// user space.
+inline constexpr uint64_t kUnpackRunsBelow = 1024;
 weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
                                char* local, const Layout& local_layout, std::string* why,
                                Bounce bounce = {});
