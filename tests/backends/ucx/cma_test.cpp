@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/ucx/layout.hpp"
+#include "strided_rows.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -24,15 +25,8 @@ constexpr char kSentinel = '\x5a';
 char SourceByte(uint64_t i) { return static_cast<char>((i * 131 + (i >> 9) * 7 + 3) % 251); }
 
 // Rows of `run` bytes every `stride` bytes, `rows` of them, as the plugin sees a strided layout.
-Layout RowsOf(uint64_t rows, uint64_t run, int64_t stride) {
-  weft_bk_strided_t s{};
-  s.struct_size = sizeof(s);
-  s.ndim = 2;
-  s.item_bytes = 1;
-  s.shape[0] = rows;
-  s.shape[1] = run;
-  s.strides[0] = stride;
-  s.strides[1] = 1;
+Layout RowsOf(uint64_t rows, uint64_t run, uint64_t stride) {
+  const weft_bk_strided_t s = StridedRows(rows, run, stride, 1);
   Layout l;
   std::string why;
   EXPECT_TRUE(Normalize(&s, &l, &why)) << why;
@@ -81,8 +75,7 @@ std::string ReadAndCheck(const Layout& layout, uint64_t source_offset, uint64_t 
 }
 
 struct Rows {
-  uint64_t rows, run;
-  int64_t stride;
+  uint64_t rows, run, stride;
 };
 
 // Runs shorter than kUnpackRunsBelow go through the bounce scratch, longer ones straight into

@@ -13,6 +13,7 @@
 #include <weft/backend_plugin.h>
 
 #include "file_store.hpp"
+#include "strided_rows.hpp"
 
 namespace weft::test::ucx {
 
@@ -43,15 +44,7 @@ inline std::string PeerFailureNaming(int32_t rank, weft_status_t s, const char* 
 
 // `rows` rows of `cols` int32 elements, a row every `stride` elements (stride == cols: one run).
 inline weft_bk_strided_t Int32Rows(uint64_t rows, uint64_t cols, uint64_t stride) {
-  weft_bk_strided_t l{};
-  l.struct_size = sizeof(l);
-  l.ndim = 2;
-  l.item_bytes = 4;
-  l.shape[0] = rows;
-  l.shape[1] = cols;
-  l.strides[0] = static_cast<int64_t>(stride) * 4;
-  l.strides[1] = 4;
-  return l;
+  return StridedRows(rows, cols, stride, 4);
 }
 
 // Rank 0's side of a test whose rank 1 dies while rank 0's send `q` waits for it: after
