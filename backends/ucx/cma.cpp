@@ -159,10 +159,6 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
   return call();
 }
 
-}  // namespace
-
-namespace {
-
 // A contiguous remote region into short local runs: read in pieces into the bounce scratch
 // (at the source's offset in its page, as ReadRemote does), each piece then unpacked run by
 // run in user space. The kernel's copy pays per local iovec too (its setup per segment), and a
