@@ -41,13 +41,18 @@ TEST(CopyBytes, MatchesMemmoveAtEverySkewAndSize) {
 TEST(CopyBytes, OverlappingRegionsMoveLikeMemmove) {
   for (size_t n : {size_t{100}, size_t{5000}, size_t{200 << 10}})
     for (long shift : {-4095L, -64L, -16L, -1L, 1L, 16L, 63L, 4097L}) {
-      std::vector<uint8_t> a(n + 16384), b;
+      std::vector<uint8_t> a(n + 16384);
       for (size_t i = 0; i < a.size(); ++i) a[i] = Value(i);
-      b = a;
       uint8_t* from = a.data() + 8192;
       weft::CopyBytes(from + shift, from, n);
-      std::memmove(b.data() + 8192 + shift, b.data() + 8192, n);
-      ASSERT_EQ(a, b) << "size " << n << " shift " << shift;
+      // memmove's result, from the formula: the moved range holds the source's original
+      // bytes, everything else is untouched. (Not memmove itself: GCC 12 cannot bound n
+      // there and stops the -O2 build with a false -Wstringop-overflow.)
+      const size_t to = static_cast<size_t>(8192 + shift);
+      size_t wrong = a.size();
+      for (size_t i = 0; i < a.size() && wrong == a.size(); ++i)
+        if (a[i] != (i >= to && i < to + n ? Value(i - to + 8192) : Value(i))) wrong = i;
+      ASSERT_EQ(wrong, a.size()) << "size " << n << " shift " << shift;
     }
 }
 
