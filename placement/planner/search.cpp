@@ -21,15 +21,17 @@ Status CheckPair(const Layout& src, const Layout& dst) {
     return InvalidArgument("src dtype " + DTypeName(src.dtype()) + " differs from dst dtype " +
                            DTypeName(dst.dtype()));
   for (int32_t m = 0; m < src.mesh().ndim(); ++m) {
-    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
     const Placement &a = src.placements()[m], &b = dst.placements()[m];
     const std::string at = "mesh dim " + std::to_string(m) + ": ";
-    if (IsPartial(a) && IsPartial(b) && a != b)
-      return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
-                             " changes the reduction op (SPEC §2.4)");
+    // An error on every extent (SPEC §3.1), so that a pair's validity does not depend on the
+    // mesh it is planned on.
     if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}})
       return InvalidArgument(at + PlacementName(a) +
                              " -> P(avg) has no exact local form (SPEC §3.1)");
+    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
+    if (IsPartial(a) && IsPartial(b) && a != b)
+      return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
+                             " changes the reduction op (SPEC §2.4)");
   }
   return Status::Ok();
 }

@@ -10,7 +10,8 @@
 namespace weft::placement::planner {
 
 // `src` and `dst` must share mesh, global shape and dtype. Errors: kInvalidArgument for
-// Partial(a) -> Partial(b) with a != b, and Shard -> Partial(avg), on a mesh dim of extent > 1.
+// Partial(a) -> Partial(b) with a != b on a mesh dim of extent > 1, and for Shard ->
+// Partial(avg) on any mesh dim (size 1 included: SPEC §3.1 has no exact local form for it).
 Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst,
                               const CostModel& model = {});
 
