@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <numeric>
 #include <utility>
 #include <vector>
@@ -107,20 +108,25 @@ Split SplitFor(const Mesh& mesh, const std::vector<DimMask>& varies, DimMask fix
   return s;
 }
 
-// The set of fixed mesh dims that visits the fewest coordinates (first in ascending mask order
-// on ties). Lists held per component at once stay under kMaxList entries.
+// The set of fixed mesh dims that visits the fewest coordinates (the smallest mask on ties).
+// With several components each one's list is held at once, so it must stay under kMaxList
+// entries; a single component is evaluated as it goes. Work is INT64_MAX when none fits.
 Split ChooseSplit(const Mesh& mesh, const std::vector<DimMask>& varies) {
   constexpr int64_t kMaxList = int64_t{1} << 16;
   DimMask all = 0;
   for (DimMask v : varies) all |= v;
+  auto fits = [&](const Split& s) {
+    if (s.parts.size() == 1) return true;
+    for (const Component& c : s.parts)
+      if (Extent(mesh, c.free) > kMaxList) return false;
+    return true;
+  };
   Split best = SplitFor(mesh, varies, 0);
-  if (std::popcount(all) > 8) return best;  // 256 candidates at most
-  for (DimMask k = all; k != 0; k = (k - 1) & all) {
+  if (!fits(best)) best.work = INT64_MAX;
+  if (std::popcount(all) > 8) return best;                           // 256 candidates at most
+  for (DimMask k = (0u - all) & all; k != 0; k = (k - all) & all) {  // submasks, ascending
     Split s = SplitFor(mesh, varies, k);
-    bool small = true;
-    for (const Component& c : s.parts) small = small && Extent(mesh, c.free) <= kMaxList;
-    if (small && (s.work < best.work || (s.work == best.work && k < best.fixed)))
-      best = std::move(s);
+    if (fits(s) && s.work < best.work) best = std::move(s);
   }
   return best;
 }
