@@ -21,10 +21,11 @@ WEFT_PIN(weft_mesh_options_t, 16);
 WEFT_AT(weft_mesh_options_t, struct_size, 0);
 WEFT_AT(weft_mesh_options_t, dim_names, 8);
 
-WEFT_PIN(weft_plan_options_t, 16);
+WEFT_PIN(weft_plan_options_t, 24);
 WEFT_AT(weft_plan_options_t, struct_size, 0);
 WEFT_AT(weft_plan_options_t, rank, 4);
 WEFT_AT(weft_plan_options_t, reserved, 8);
+WEFT_AT(weft_plan_options_t, extra_bytes_cap, 16);
 
 WEFT_PIN(weft_plan_stats_t, 40);
 WEFT_AT(weft_plan_stats_t, struct_size, 0);

@@ -1,4 +1,8 @@
 // extern "C" layer for plans: create, describe, stats, destroy (execution: redistribute_api.cpp).
+#include <charconv>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,7 +33,7 @@ PlanRunner NewRunner(std::shared_ptr<const executor::Runnable> exec) {
 
 Result<std::shared_ptr<const executor::Runnable>> PlanPair(const placement::LayoutPtr& src,
                                                            const placement::LayoutPtr& dst,
-                                                           int32_t rank) {
+                                                           int32_t rank, int64_t extra_bytes_cap) {
   if (!src->mesh().SameAs(dst->mesh())) {
     if (src->mesh().context() != dst->mesh().context())
       return InvalidArgument(
@@ -38,7 +42,7 @@ Result<std::shared_ptr<const executor::Runnable>> PlanPair(const placement::Layo
     WEFT_ASSIGN_OR_RETURN(auto cross, executor::CrossExecutor::Create(src, dst, rank));
     return std::shared_ptr<const executor::Runnable>(std::move(cross));
   }
-  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, dst));
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, dst, {}, extra_bytes_cap));
   WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(p), rank));
   WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create({std::move(exec)}));
   return std::shared_ptr<const executor::Runnable>(std::move(batch));
@@ -48,7 +52,7 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
                          const char* name) {
   int32_t rank = -1;
   if (opts) {
-    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(weft_plan_options_t), "opts"));
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), kPlanOptionsFirstSize, "opts"));
     if (opts->reserved != 0)
       return InvalidArgument("opts->reserved is " + std::to_string(opts->reserved) +
                              " but must be 0");
@@ -63,6 +67,30 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
   return ContextRank(static_cast<const weft_context_t*>(ctx));
 }
 
+Result<int64_t> ExtraBytesCapFromEnv() {
+  constexpr const char* kName = "WEFT_PLAN_EXTRA_BYTES_CAP";
+  const char* v = std::getenv(kName);
+  if (v == nullptr) return planner::kDefaultExtraBytesCap;
+  int64_t cap = 0;
+  const char* end = v + std::strlen(v);
+  const auto [at, err] = std::from_chars(v, end, cap);
+  if (*v == '\0' || err != std::errc() || at != end || cap < 0)
+    return InvalidArgument(std::string(kName) + " is '" + v +
+                           "' but must be a decimal number of bytes >= 0");
+  return cap;
+}
+
+Result<int64_t> PlanExtraBytesCap(const weft_plan_options_t* opts) {
+  int64_t cap = -1;
+  constexpr size_t kEnd = offsetof(weft_plan_options_t, extra_bytes_cap) + sizeof(int64_t);
+  if (opts && opts->struct_size >= kEnd) cap = opts->extra_bytes_cap;
+  if (cap < -1)
+    return InvalidArgument("opts->extra_bytes_cap is " + std::to_string(cap) +
+                           " but must be >= 0, or -1 for the default");
+  if (cap >= 0) return cap;
+  return ExtraBytesCapFromEnv();
+}
+
 }  // namespace weft::api
 
 namespace {
@@ -73,7 +101,8 @@ Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
   WEFT_REQUIRE(src);
   WEFT_REQUIRE(dst);
   WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src->layout, opts, "src"));
-  WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src->layout, dst->layout, rank));
+  WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
+  WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src->layout, dst->layout, rank, cap));
   *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(exec))}).release();
   return Status::Ok();
 }
@@ -89,13 +118,14 @@ Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout
     if (!src[i] || !dst[i])
       return InvalidArgument((src[i] ? "dst[" : "src[") + std::to_string(i) + "] is NULL");
   WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src[0]->layout, opts, "src"));
+  WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
   std::vector<std::shared_ptr<const executor::Executor>> parts;
   for (int32_t i = 0; i < n; ++i) {
     if (!src[i]->layout->mesh().SameAs(dst[i]->layout->mesh()))
       return InvalidArgument("pair " + std::to_string(i) +
                              ": src and dst are on different meshes; a batched plan runs on one "
                              "mesh (plan a cross-mesh redistribute on its own)");
-    auto p = planner::PlanRedistribute(src[i]->layout, dst[i]->layout);
+    auto p = planner::PlanRedistribute(src[i]->layout, dst[i]->layout, {}, cap);
     if (!p.ok())
       return Status(p.status().code(), "pair " + std::to_string(i) + ": " + p.status().message());
     WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(*p), rank));

@@ -23,7 +23,8 @@ Result<PlanRunner> PlanCache::Get(const placement::LayoutPtr& src,
   }
   // Planning happens outside the lock; it is deterministic, so a concurrent miss on the same
   // pair builds an identical plan.
-  WEFT_ASSIGN_OR_RETURN(auto exec, PlanPair(src, dst, rank_));
+  WEFT_ASSIGN_OR_RETURN(int64_t cap, ExtraBytesCapFromEnv());
+  WEFT_ASSIGN_OR_RETURN(auto exec, PlanPair(src, dst, rank_, cap));
   PlanRunner runner = NewRunner(std::move(exec));
   std::lock_guard<std::mutex> lock(mu_);
   entries_.push_front(Entry{src, dst, runner});

@@ -41,13 +41,24 @@ struct HaloShared {
   std::atomic<bool> poisoned{false};
 };
 
+// weft_plan_options_t's size before extra_bytes_cap was appended: the least a caller may pass.
+inline constexpr size_t kPlanOptionsFirstSize = 16;
+
 // The rank a plan is made for: opts->rank, or the context's (layouts on a context's mesh).
 Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_options_t* opts,
                          const char* name);
 
+// WEFT_PLAN_EXTRA_BYTES_CAP (bytes >= 0; unset: the planner's default), read when a plan is
+// made; a malformed value is an error naming the variable.
+Result<int64_t> ExtraBytesCapFromEnv();
+// opts->extra_bytes_cap where the caller's struct has it and it is >= 0, else the default.
+Result<int64_t> PlanExtraBytesCap(const weft_plan_options_t* opts);
+
 // Plans one redistribute for `rank`: on one mesh, or across two meshes of one context.
+// `extra_bytes_cap`: SPEC §3.2's cap on bytes past the byte bound (same-mesh plans).
 Result<std::shared_ptr<const placement::executor::Runnable>> PlanPair(
-    const placement::LayoutPtr& src, const placement::LayoutPtr& dst, int32_t rank);
+    const placement::LayoutPtr& src, const placement::LayoutPtr& dst, int32_t rank,
+    int64_t extra_bytes_cap);
 
 // `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
 // (weft_redistribute's shared cached plans).

@@ -218,8 +218,13 @@ Status Reduction(const Step& step, const RankStep& rs, const TensorView& from, c
 }
 
 Status Local(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to) {
-  if (step.conjugate && !rs.to_block.Empty()) {
-    // SPEC §2.4: the op's identity wherever this rank does not keep the value.
+  // SPEC §2.4: a conjugate writes the op's identity wherever this rank does not keep the value.
+  // Where it keeps the whole block (avg, max and min from R: every rank keeps x) it is only
+  // the copy below; avg has no identity element to fill with.
+  const bool keeps_all = rs.keep && *rs.keep == rs.to_block;
+  if (step.conjugate && !rs.to_block.Empty() && !keeps_all) {
+    if (step.op == ReduceOp::kAvg)
+      return Internal("redistribute: a P(avg) conjugate that does not keep its whole block");
     char identity[16];
     WEFT_RETURN_IF_ERROR(backends::FillIdentity(step.from->dtype(), step.op, identity, 1));
     FillBox(to, rs.to_block, identity);

@@ -54,4 +54,17 @@ double StepCost(const CostModel& model, const Step& step) {
   return std::max(cost, CostAt(model, step, c.data()));
 }
 
+int64_t StepMessages(const Step& step) {
+  int64_t n = 1;
+  for (int32_t m : step.mesh_dims) n *= step.from->mesh().shape()[m];
+  switch (step.kind) {
+    case StepKind::kLocal:
+      return 0;
+    case StepKind::kAllReduce:
+      return 2 * (n - 1);
+    default:
+      return n - 1;
+  }
+}
+
 }  // namespace weft::placement::planner

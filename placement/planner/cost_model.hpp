@@ -29,4 +29,8 @@ struct CostModel {
 // independent: the maximum of the per-rank estimate over a fixed sample of mesh coordinates.
 double StepCost(const CostModel& model, const Step& step);
 
+// The messages per rank the model charges alpha for in `step` (its group size less one per
+// round; 0 for a local step).
+int64_t StepMessages(const Step& step);
+
 }  // namespace weft::placement::planner

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <string>
 #include <tuple>
 
+#include "placement/planner/byte_bound.hpp"
 #include "placement/planner/edges.hpp"
 #include "placement/planner/state.hpp"
 
@@ -21,15 +23,17 @@ Status CheckPair(const Layout& src, const Layout& dst) {
     return InvalidArgument("src dtype " + DTypeName(src.dtype()) + " differs from dst dtype " +
                            DTypeName(dst.dtype()));
   for (int32_t m = 0; m < src.mesh().ndim(); ++m) {
-    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
     const Placement &a = src.placements()[m], &b = dst.placements()[m];
     const std::string at = "mesh dim " + std::to_string(m) + ": ";
-    if (IsPartial(a) && IsPartial(b) && a != b)
-      return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
-                             " changes the reduction op (SPEC §2.4)");
+    // An error on every extent (SPEC §3.1), so that a pair's validity does not depend on the
+    // mesh it is planned on.
     if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}})
       return InvalidArgument(at + PlacementName(a) +
                              " -> P(avg) has no exact local form (SPEC §3.1)");
+    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
+    if (IsPartial(a) && IsPartial(b) && a != b)
+      return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
+                             " changes the reduction op (SPEC §2.4)");
   }
   return Status::Ok();
 }
@@ -74,21 +78,79 @@ Result<std::vector<Step>> ShortestPath(const std::vector<State>& states, int32_t
   return path;
 }
 
+// The cheapest single step from src (state 0) to dst: for a pair without Partial there is
+// always one (an exchange over every mesh dim of extent > 1 is closed), and it receives
+// exactly what each rank lacks.
+Result<Step> OneStep(const std::vector<State>& states, int32_t target, const CostModel& model) {
+  std::optional<Step> best;
+  for (Edge& e : EdgesFrom(states, 0, states[target])) {
+    if (e.to != target) continue;
+    e.step.cost = StepCost(model, e.step);
+    if (!best || e.step.cost < best->cost) best = std::move(e.step);
+  }
+  if (!best) return Internal("planner: no single step reaches dst");
+  return std::move(*best);
+}
+
+int64_t Messages(const std::vector<Step>& steps) {
+  int64_t n = 0;
+  for (const Step& s : steps) n += StepMessages(s);
+  return n;
+}
+
+// SPEC §3.2: a multi-step plan of a pair without Partial is kept past the byte bound only when
+// the model rates it cheaper than the one-step plan, no rank that lacks nothing receives, and
+// the excess is at most the cap on every rank; otherwise the one-step plan replaces it.
+Status HonourByteBound(const std::vector<State>& states, int32_t target, const CostModel& model,
+                       Plan& plan) {
+  if (plan.steps.size() <= 1 || !ByteBoundApplies(*plan.src, *plan.dst)) return Status::Ok();
+  const ByteBound bound = CheckByteBound(plan);
+  if (bound.within()) return Status::Ok();
+  WEFT_ASSIGN_OR_RETURN(Step direct, OneStep(states, target, model));
+  direct.from = plan.src;
+  direct.to = plan.dst;
+  BoundNote& note = plan.bound_note;
+  note.bound = bound;
+  const bool keep = bound.checked && bound.idle_rank < 0 && bound.excess <= plan.extra_bytes_cap &&
+                    plan.cost < direct.cost;
+  if (keep) {
+    note.kind = BoundNote::Kind::kExceeds;
+    note.other = Summary({direct});
+    note.other_cost = direct.cost;
+    note.messages = Messages(plan.steps);
+    note.other_messages = StepMessages(direct);
+    return Status::Ok();
+  }
+  note.kind = bound.checked ? BoundNote::Kind::kDeclined : BoundNote::Kind::kUnchecked;
+  note.other = Summary(plan.steps);
+  note.other_cost = plan.cost;
+  note.other_messages = Messages(plan.steps);
+  note.messages = StepMessages(direct);
+  plan.steps = {std::move(direct)};
+  plan.cost = plan.steps[0].cost;
+  return Status::Ok();
+}
+
 }  // namespace
 
-Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model) {
+Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model,
+                              int64_t extra_bytes_cap) {
   if (!src || !dst) return InvalidArgument("src or dst layout is NULL");
+  if (extra_bytes_cap < 0)
+    return InvalidArgument("extra_bytes_cap is " + std::to_string(extra_bytes_cap) +
+                           " but must be >= 0");
   WEFT_RETURN_IF_ERROR(CheckPair(*src, *dst));
   int32_t target = 0;
   WEFT_ASSIGN_OR_RETURN(std::vector<State> states, EnumerateStates(*src, *dst, &target));
-  Plan plan{src, dst, {}, 0, 0};
+  Plan plan{src, dst, {}, 0, 0, extra_bytes_cap, {}};
   if (target != 0) {
     WEFT_ASSIGN_OR_RETURN(plan.steps, ShortestPath(states, target, model));
     // The search runs on layouts with R on size-1 mesh dims; show the caller's own at the ends.
     plan.steps.front().from = src;
     plan.steps.back().to = dst;
+    for (const Step& s : plan.steps) plan.cost += s.cost;
+    WEFT_RETURN_IF_ERROR(HonourByteBound(states, target, model, plan));
   }
-  for (const Step& s : plan.steps) plan.cost += s.cost;
   plan.hash = HashPlan(plan);
   return plan;
 }

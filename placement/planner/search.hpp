@@ -9,9 +9,21 @@
 
 namespace weft::placement::planner {
 
+// The default of PlanRedistribute's `extra_bytes_cap` (SPEC §3.2): bytes per rank a plan may
+// receive past the byte bound when the model rates it cheaper than the one-step plan.
+inline constexpr int64_t kDefaultExtraBytesCap = 256 * 1024;
+
 // `src` and `dst` must share mesh, global shape and dtype. Errors: kInvalidArgument for
-// Partial(a) -> Partial(b) with a != b, and Shard -> Partial(avg), on a mesh dim of extent > 1.
+// Partial(a) -> Partial(b) with a != b on a mesh dim of extent > 1, for Shard -> Partial(avg)
+// on any mesh dim (size 1 included: SPEC §3.1 has no exact local form for it), and for a
+// negative `extra_bytes_cap`.
+//
+// For pairs without Partial the plan meets SPEC §3.2's byte bound (byte_bound.hpp) on every
+// rank, unless the model rates it cheaper than the one-step plan that does, it exceeds the
+// bound by at most `extra_bytes_cap` bytes on every rank, and no rank that lacks nothing
+// receives anything; Plan::bound_note then records why (Describe prints it).
 Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst,
-                              const CostModel& model = {});
+                              const CostModel& model = {},
+                              int64_t extra_bytes_cap = kDefaultExtraBytesCap);
 
 }  // namespace weft::placement::planner

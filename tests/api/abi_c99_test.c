@@ -333,7 +333,8 @@ static void check_redistribute(weft_context_t* ctx) {
   size_t needed = 0;
   char text[512];
   tx.ndim = ty.ndim = 2;
-  CHECK(popts.struct_size == sizeof(weft_plan_options_t) && popts.rank == -1);
+  CHECK(popts.struct_size == sizeof(weft_plan_options_t) && popts.rank == -1 &&
+        popts.extra_bytes_cap == -1);
   CHECK_OK(weft_mesh_create(ctx, 1, one, NULL, &mesh));
   CHECK_OK(weft_layout_create(mesh, 2, shape, f32, &s0, &src));
   CHECK_OK(weft_layout_create(mesh, 2, shape, f32, &r, &dst));

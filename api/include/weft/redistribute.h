@@ -30,15 +30,24 @@ typedef struct weft_plan weft_plan_t; /* a redistribute plan */
 
 /* rank: the world rank to plan for; -1 takes the context's rank, and is required (>= 0) for a
  * layout on an abstract mesh. A plan made for another rank than the caller's, or on an
- * abstract mesh, can be described and measured but not executed. */
+ * abstract mesh, can be described and measured but not executed.
+ *
+ * extra_bytes_cap (redistribute plans; since struct_size 24): for pairs without Partial a plan
+ * receives on each rank at most what that rank's destination block lacks (|dst \ src|; twice
+ * that over several steps; nothing where it lacks nothing). A cheaper plan under the cost
+ * model (e.g. one all-gather instead of many small messages) may exceed that by at most this
+ * many bytes per rank, never on a rank that lacks nothing; weft_plan_describe says when and
+ * why. 0: never exceed. -1: the default, WEFT_PLAN_EXTRA_BYTES_CAP if set, else 262144
+ * (256 KiB). Every rank must plan with the same value (it is part of the plan check). */
 typedef struct weft_plan_options {
   uint32_t struct_size;
   int32_t rank;
   uint64_t reserved; /* 0 */
+  int64_t extra_bytes_cap;
 } weft_plan_options_t;
 
 #define WEFT_PLAN_OPTIONS_INIT \
-  { sizeof(weft_plan_options_t), -1, 0 }
+  { sizeof(weft_plan_options_t), -1, 0, -1 }
 
 /* What a plan does on its rank: steps, bytes sent and received (remote traffic as the
  * collectives move it), and the peak extra memory an execution holds (intermediate layouts
@@ -104,7 +113,11 @@ WEFT_API weft_status_t weft_plan_execute_n(weft_plan_t* plan, int32_t n, const D
                                            DLTensor* const* out, WEFT_COLLECTIVE_TAIL);
 
 /* One line per step: its kind (collective), mesh dims, placements before and after, and the
- * bytes this plan's rank sends and receives. Text convention: (buf, len, needed). */
+ * bytes this plan's rank sends and receives. When the cost model's cheapest plan of a pair
+ * without Partial does not meet the byte bound (see weft_plan_options_t.extra_bytes_cap), a
+ * last line starting "byte bound" says whether the plan exceeds it (on which rank, by how
+ * much, and the model's costs of this plan and of the one-step plan that meets it) or which
+ * cheaper plan was declined and why. Text convention: (buf, len, needed). */
 WEFT_API weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len,
                                           size_t* needed);
 

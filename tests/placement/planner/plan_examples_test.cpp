@@ -199,8 +199,30 @@ TEST(PlanExamples, RejectsWhatHasNoExactForm) {
   ASSERT_FALSE(shard_avg.ok());
   EXPECT_NE(shard_avg.status().message().find("P(avg)"), std::string::npos);
   EXPECT_FALSE(PlanRedistribute(MakeLayout(mesh, {4}, {kR}), MakeLayout(mesh, {5}, {kR})).ok());
-  // R -> P(avg) is fine: every rank keeps x.
-  PlanAndSimulate(MakeLayout(mesh, {4}, {kR}), MakeLayout(mesh, {4}, {P(ReduceOp::kAvg)}));
+  // S -> P(avg) is an error on a mesh dim of extent 1 too (SPEC §3.1), alone or beside others.
+  for (const auto& one : {MakeMesh({1}), MakeMesh({1, 4})}) {
+    std::vector<Placement> from(one->ndim(), kR), to(one->ndim(), kR);
+    from[0] = S(0);
+    to[0] = P(ReduceOp::kAvg);
+    auto size_one = PlanRedistribute(MakeLayout(one, {4}, from), MakeLayout(one, {4}, to));
+    ASSERT_FALSE(size_one.ok());
+    EXPECT_EQ(size_one.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(size_one.status().message().find("mesh dim 0: S(0) -> P(avg)"), std::string::npos)
+        << size_one.status().message();
+  }
+  // R -> P(avg) is fine: every rank keeps x (no identity fill), on any extent.
+  const Plan avg =
+      PlanAndSimulate(MakeLayout(mesh, {4}, {kR}), MakeLayout(mesh, {4}, {P(ReduceOp::kAvg)}));
+  ASSERT_EQ(avg.steps.size(), 1u);
+  for (int32_t r = 0; r < 4; ++r) {
+    auto local = Localize(avg, r);
+    ASSERT_TRUE(local.ok());
+    ASSERT_TRUE((*local)[0].keep.has_value());
+    EXPECT_EQ(*(*local)[0].keep, (*local)[0].to_block) << "rank " << r;
+  }
+  EXPECT_TRUE(PlanRedistribute(MakeLayout(MakeMesh({1}), {4}, {kR}),
+                               MakeLayout(MakeMesh({1}), {4}, {P(ReduceOp::kAvg)}))
+                  .ok());
 }
 
 TEST(PlanExamples, ExplicitRankListsAndRanksOutsideTheMesh) {

@@ -103,10 +103,10 @@ LayoutPtr RandomLayout(std::mt19937_64& rng, const MeshPtr& mesh,
 // SPEC §2.4/§3.1: the pairs with no exact plan, decided from the placements alone.
 bool Impossible(const Layout& src, const Layout& dst) {
   for (int32_t m = 0; m < src.mesh().ndim(); ++m) {
-    if (src.mesh().shape()[m] == 1) continue;
     const Placement &a = src.placements()[m], &b = dst.placements()[m];
+    if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}}) return true;  // any extent
+    if (src.mesh().shape()[m] == 1) continue;
     if (IsPartial(a) && IsPartial(b) && a != b) return true;
-    if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}}) return true;
   }
   return false;
 }
