@@ -9,6 +9,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/env/launch_env.hpp"
+#include "backends/env/store_settings.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 
@@ -85,13 +86,7 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   local_world_size_ = env.local_world_size;
   log::SetRank(rank_);
   if (world_size_ == 1) return Status::Ok();
-  if (env.hosts_store()) {
-    // Bind where the others will connect: every interface unless the address is loopback.
-    const bool loopback = env.store_host.rfind("127.", 0) == 0 || env.store_host == "localhost";
-    WEFT_ASSIGN_OR_RETURN(server_, backends::bootstrap::StoreServer::Start(
-                                       loopback ? "127.0.0.1" : "0.0.0.0", env.store_port));
-  }
-  WEFT_RETURN_IF_ERROR(ConnectStore(env.store_host, env.store_port));
+  WEFT_RETURN_IF_ERROR(StartStore(env.store_host, env.store_port, env.hosts_store()));
   Status s = Rendezvous();
   if (server_ && s.code() == Code::kInvalidUsage) {
     // This store carries "init/error" to the other ranks: keep it up until they have read it
@@ -105,9 +100,30 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   return s;
 }
 
-Status Context::ConnectStore(const std::string& host, uint16_t port) {
+// SPEC §8 "Store security": the host rank binds exactly the address the others connect to,
+// and every connection proves it holds the job's secret (docs/design/bootstrap_store.md).
+Status Context::StartStore(const std::string& host, uint16_t port, bool host_it) {
+  namespace bs = backends::bootstrap;
+  WEFT_ASSIGN_OR_RETURN(backends::StoreSettings settings,
+                        backends::ReadStoreSettings([](const char* n) { return std::getenv(n); }));
+  WEFT_ASSIGN_OR_RETURN(bs::StoreSecret secret,
+                        bs::ChooseStoreSecret(settings.token, settings.insecure, host, port));
+  const uint32_t max_message = settings.max_message.value_or(bs::kDefaultMaxMessage);
+  if (host_it) {
+    bs::StoreServer::Options server{host, port, world_size_, secret, {}};
+    server.limits.max_message = max_message;
+    server.limits.max_stored_bytes = settings.max_bytes.value_or(bs::kDefaultMaxStoredBytes);
+    server.limits.max_connections = settings.max_connections.value_or(0);
+    WEFT_ASSIGN_OR_RETURN(server_, bs::StoreServer::Start(server));
+  }
+  return ConnectStore(host, port, secret, max_message);
+}
+
+Status Context::ConnectStore(const std::string& host, uint16_t port,
+                             const backends::bootstrap::StoreSecret& secret, uint32_t max_message) {
   const auto deadline = Deadline(connect_timeout_ms_);
-  WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline));
+  WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline,
+                                                                          {secret, max_message}));
   Status s = store_->Register(
       rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); }, deadline);
   if (s.code() == Code::kInvalidUsage) {

@@ -24,6 +24,7 @@
 namespace weft::backends::bootstrap {
 class StoreServer;
 class StoreClient;
+class StoreSecret;
 }  // namespace weft::backends::bootstrap
 
 namespace weft::api {
@@ -89,7 +90,9 @@ class Context {
  private:
   Context() = default;
   Status Bootstrap(const weft_context_options_t* opts);
-  Status ConnectStore(const std::string& host, uint16_t port);
+  Status StartStore(const std::string& host, uint16_t port, bool host_it);
+  Status ConnectStore(const std::string& host, uint16_t port,
+                      const backends::bootstrap::StoreSecret& secret, uint32_t max_message);
   Status Rendezvous();
   Status LoadBackend(const weft_context_options_t* opts);
   void OnStoreEvent(const std::string& key, const std::string& value);

@@ -38,7 +38,7 @@ struct LaunchEnv {
   // Which rule matched: "options", "weft", "torchrun", "openmpi", "pmi", "slurm", "single".
   std::string source;
 
-  // Rank 0 hosts the store (it binds 0.0.0.0 or store_host); the others connect to it.
+  // Rank 0 hosts the store (it binds exactly store_host); the others connect to it.
   bool hosts_store() const { return rank == 0 && world_size > 1; }
 };
 

@@ -122,9 +122,11 @@ const char* UsageText() {
                [--] prog [args...]
 
 Starts N local processes of prog (found through PATH) and relays their output. Each rank gets
-WEFT_RANK, WEFT_WORLD_SIZE, WEFT_LOCAL_RANK, WEFT_LOCAL_WORLD_SIZE and WEFT_STORE=127.0.0.1:PORT,
-a free port on which rank 0 hosts the store. Standard input is /dev/null. If a rank fails, the
-others get SIGTERM, then SIGKILL after the grace period. SIGINT and SIGTERM are forwarded.
+WEFT_RANK, WEFT_WORLD_SIZE, WEFT_LOCAL_RANK, WEFT_LOCAL_WORLD_SIZE, WEFT_STORE=127.0.0.1:PORT
+(a free port on which rank 0 hosts the store) and WEFT_STORE_TOKEN, a secret made for this job
+that every connection to the store must prove it knows. Standard input is /dev/null. If a rank
+fails, the others get SIGTERM, then SIGKILL after the grace period. SIGINT and SIGTERM are
+forwarded.
 
 options:
   -n N               number of ranks, 1 to 4096 (required)

@@ -197,6 +197,25 @@ TEST(Weftrun, OverridesInheritedRankVariablesAndSetsTheBackend) {
   EXPECT_EQ(r.out, "[0] 0 gloo\n");
 }
 
+// SPEC §8 "Store security": a fresh secret per job, the same for every rank of the job, and an
+// inherited one is replaced.
+TEST(Weftrun, GivesEveryRankTheJobsFreshSecret) {
+  const std::vector<std::string> env = {"WEFT_STORE_TOKEN=inherited-token-0123456789"};
+  std::set<std::string> jobs;
+  for (int job = 0; job < 2; ++job) {
+    const Outcome r = RunWeftrun({"-n", "3", "sh", "-c", "echo $WEFT_STORE_TOKEN"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> tokens;
+    for (const std::string& text : Lines(r.out)) tokens.insert(text.substr(text.find(' ') + 1));
+    ASSERT_EQ(tokens.size(), 1u) << r.out;
+    const std::string token = *tokens.begin();
+    EXPECT_EQ(token.size(), 64u) << token;
+    EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+    jobs.insert(token);
+  }
+  EXPECT_EQ(jobs.size(), 2u) << "two jobs got the same secret";
+}
+
 // Every line is written in two pieces, so that weftrun's reads often end mid-line.
 TEST(Weftrun, RelaysWholePrefixedLinesFromRanksPrintingFast) {
   constexpr int kRanks = 4, kLines = 2000;
