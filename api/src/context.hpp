@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/src/check_policy.hpp"
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
@@ -45,6 +46,8 @@ class Context {
   int32_t world_size() const { return world_size_; }
   const std::string& backend_name() const { return backend_name_; }
   int64_t timeout_ms() const { return timeout_ms_; }
+  // When collectives verify their arguments across the ranks (WEFT_CHECK_COLLECTIVES*).
+  const CheckPolicy& check_policy() const { return check_policy_; }
 
   // The communicator of the group `ranks` (group order), created on first use by its members.
   // Call only from inside an operation run by Execute.
@@ -104,6 +107,7 @@ class Context {
 
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
+  CheckPolicy check_policy_;
   std::string backend_name_;
   std::vector<int32_t> world_ranks_;
 
