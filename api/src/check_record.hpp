@@ -61,6 +61,10 @@ struct Call {
   // allgatherv: recv_counts; reduce_scatterv: counts; alltoallv: send_counts, recv_counts.
   std::span<const uint64_t> counts, recv_counts;
   uint64_t bytes = 0;  // this rank's data, for the size threshold
+  // The buffers, for the ops that the check's exchange can carry whole (collective_fused.cpp):
+  // broadcast's buffer is both.
+  const void* send = nullptr;
+  void* recv = nullptr;
 };
 
 Record MakeRecord(const Call& call, int32_t index, int32_t size, uint64_t seq, uint64_t group);

@@ -1,5 +1,7 @@
 #include "api/src/collective_check.hpp"
 
+#include "api/src/collective_fused.hpp"
+
 #include <array>
 #include <cstring>
 #include <string>
@@ -12,10 +14,11 @@ using backends::Communicator;
 using backends::OpArgs;
 using check::Kind;
 using check::Record;
+using check::Slot;
 
 constexpr DType kByte{kCodeUInt, 8, 1};
-// Records of up to this many members are gathered on the stack.
-constexpr int32_t kStackRecords = 16;
+// Slots of up to this many members are gathered on the stack.
+constexpr int32_t kStackSlots = 16;
 
 // Whether two records agree but for the counts of a v-collective (their hashes).
 bool SameButCounts(const Record& a, Record b) {
@@ -74,18 +77,18 @@ Status CountsMismatch(Communicator& c, const OpArgs& a, const check::Call& call,
   return InvalidUsage(Head(c, call.kind, seq) + which);
 }
 
-Status Exchange(Communicator& c, const OpArgs& a, const check::Call& call, uint64_t seq) {
+// The verdict on the records (OK: they agree).
+Status Judge(Communicator& c, const OpArgs& a, const check::Call& call, uint64_t seq,
+             std::span<const Slot> slots) {
   const int32_t n = c.size();
-  const Record mine = check::MakeRecord(call, c.index(), n, seq, check::GroupHash(c.ranks()));
-  std::array<Record, kStackRecords> on_stack;
+  std::array<Record, kStackSlots> on_stack;
   std::vector<Record> on_heap;
-  Record* all = on_stack.data();
-  if (n > kStackRecords) {
+  std::span<Record> records(on_stack.data(), static_cast<size_t>(n));
+  if (n > kStackSlots) {
     on_heap.resize(n);
-    all = on_heap.data();
+    records = on_heap;
   }
-  WEFT_RETURN_IF_ERROR(c.Allgather(&mine, all, sizeof(Record), kByte, a));
-  const std::span<const Record> records(all, static_cast<size_t>(n));
+  for (int32_t m = 0; m < n; ++m) records[m] = slots[m].record;
   if (check::FirstDisagreement(records) < 0) return Status::Ok();
   // A difference beyond the counts names its member from the records. Only when the counts
   // alone differ, every member being in the same v-collective, do they gather the counts.
@@ -95,14 +98,35 @@ Status Exchange(Communicator& c, const OpArgs& a, const check::Call& call, uint6
   return CountsMismatch(c, a, call, seq);
 }
 
+Status Exchange(Communicator& c, const OpArgs& a, const check::Call& call, uint64_t seq,
+                bool* done) {
+  const int32_t n = c.size();
+  Slot mine;
+  mine.record = check::MakeRecord(call, c.index(), n, seq, check::GroupHash(c.ranks()));
+  check::FillPayload(call, n, &mine);
+  std::array<Slot, kStackSlots> on_stack;
+  std::vector<Slot> on_heap;
+  Slot* all = on_stack.data();
+  if (n > kStackSlots) {
+    on_heap.resize(n);
+    all = on_heap.data();
+  }
+  WEFT_RETURN_IF_ERROR(c.Allgather(&mine, all, sizeof(Slot), kByte, a));
+  const std::span<const Slot> slots(all, static_cast<size_t>(n));
+  WEFT_RETURN_IF_ERROR(Judge(c, a, call, seq, slots));
+  if (check::CarriedBytes(mine.record, n) == check::kNotCarried) return Status::Ok();
+  *done = true;
+  return check::CompleteCarried(call, c.index(), slots);
+}
+
 }  // namespace
 
 Status CheckCollective(Communicator& c, const OpArgs& a, const CheckPolicy& policy,
-                       const check::Call& call, bool* checked) {
+                       const check::Call& call, bool* done) {
   const uint64_t seq = c.NextUserCall();
-  const bool run = c.size() > 1 && policy.CheckCollective(c.SizeSafe(), call.bytes);
-  if (checked) *checked = run;
-  return run ? Exchange(c, a, call, seq) : Status::Ok();
+  *done = false;
+  if (c.size() == 1 || !policy.CheckCollective(c.SizeSafe(), call.bytes)) return Status::Ok();
+  return Exchange(c, a, call, seq, done);
 }
 
 }  // namespace weft::api

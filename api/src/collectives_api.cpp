@@ -94,17 +94,33 @@ DLDevice Dev(const DLTensor* t) { return t ? t->device : DLDevice{kDLCPU, 0}; }
 // The context's check policy; the context was validated before `prepare` runs.
 const CheckPolicy* Policy(weft_context_t* ctx) { return &ctx->impl->check_policy(); }
 
-// What this rank passed, for the cross-rank check. `count` as check::Call defines it.
-Call Args(Kind kind, const Buffer& data, uint64_t count, uint64_t bytes, int32_t op = -1,
-          int32_t root = -1) {
+// What this rank passed, for the cross-rank check: `count` as check::Call defines it, `bytes`
+// this rank's data (for the size threshold), send and recv the buffers a small operation is
+// carried in (collective_fused.hpp).
+Call Args(Kind kind, weft::DType t, uint64_t count, uint64_t bytes, const void* send = nullptr,
+          void* recv = nullptr) {
   Call c;
   c.kind = kind;
-  c.dtype = data.dtype;
-  c.op = op;
-  c.root = root;
+  c.dtype = t;
   c.count = count;
   c.bytes = bytes;
+  c.send = send;
+  c.recv = recv;
   return c;
+}
+
+Call WithOp(Call c, weft::ReduceOp op) {
+  c.op = static_cast<int32_t>(op);
+  return c;
+}
+
+// Checks the call, then runs `op` unless the check's exchange carried the whole operation.
+template <typename Op>
+Status Checked(Communicator& c, const OpArgs& a, const CheckPolicy& pol, const Call& call,
+               Op&& op) {
+  bool done = false;
+  WEFT_RETURN_IF_ERROR(CheckCollective(c, a, pol, call, &done));
+  return done ? Status::Ok() : op();
 }
 
 }  // namespace
@@ -115,21 +131,21 @@ weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                              const DLTensor* send, DLTensor* recv, int32_t op,
                              WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(
-        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-        [&](const GroupInfo&) -> Result<CommOp> {
-          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
-          WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-          const CheckPolicy* pol = Policy(ctx);
-          return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
-            const uint64_t n = b.first.numel;
-            WEFT_RETURN_IF_ERROR(CheckCollective(
-                c, a, *pol,
-                Args(Kind::kAllreduce, b.first, n, b.first.bytes(), static_cast<int32_t>(o))));
-            return c.Allreduce(b.first.data, b.second.data, n, b.first.dtype, o, a);
-          });
-        });
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo&) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
+                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+                    const CheckPolicy* pol = Policy(ctx);
+                    return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
+                      const auto& [in, out] = b;
+                      const Call call =
+                          Args(Kind::kAllreduce, in.dtype, in.numel, in.bytes(), in.data, out.data);
+                      return Checked(c, a, *pol, WithOp(call, o), [&] {
+                        return c.Allreduce(in.data, out.data, in.numel, in.dtype, o, a);
+                      });
+                    });
+                  });
   });
 }
 
@@ -144,10 +160,12 @@ weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                     }));
                     const CheckPolicy* pol = Policy(ctx);
                     return CommOp([b, pol](Communicator& c, const OpArgs& a) {
-                      const uint64_t n = b.first.numel;
-                      WEFT_RETURN_IF_ERROR(CheckCollective(
-                          c, a, *pol, Args(Kind::kAllgather, b.first, n, b.second.bytes())));
-                      return c.Allgather(b.first.data, b.second.data, n, b.first.dtype, a);
+                      const auto& [in, out] = b;
+                      const Call call = Args(Kind::kAllgather, in.dtype, in.numel, out.bytes(),
+                                             in.data, out.data);
+                      return Checked(c, a, *pol, call, [&] {
+                        return c.Allgather(in.data, out.data, in.numel, in.dtype, a);
+                      });
                     });
                   });
   });
@@ -168,11 +186,12 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, cd, pol](Communicator& c, const OpArgs& a) {
             // The own send count differs by design; recv_counts must agree.
-            Call call = Args(Kind::kAllgatherv, b.first, 0, b.second.bytes());
+            Call call = Args(Kind::kAllgatherv, b.first.dtype, 0, b.second.bytes());
             call.counts = cd.first;
-            WEFT_RETURN_IF_ERROR(CheckCollective(c, a, *pol, call));
-            return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
-                                b.first.dtype, a);
+            return Checked(c, a, *pol, call, [&] {
+              return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
+                                  b.first.dtype, a);
+            });
           });
         });
   });
@@ -182,23 +201,23 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, 
                                   const DLTensor* send, DLTensor* recv, int32_t op,
                                   WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(
-        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-        [&](const GroupInfo& g) -> Result<CommOp> {
-          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-          WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(), [&] {
-            return "reduce_scatter over " + Str(g.size()) + " ranks";
-          }));
-          WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-          const CheckPolicy* pol = Policy(ctx);
-          return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
-            const uint64_t n = b.second.numel;
-            WEFT_RETURN_IF_ERROR(CheckCollective(
-                c, a, *pol,
-                Args(Kind::kReduceScatter, b.first, n, b.first.bytes(), static_cast<int32_t>(o))));
-            return c.ReduceScatter(b.first.data, b.second.data, n, b.first.dtype, o, a);
-          });
-        });
+    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+                    WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", b.second.numel * g.size(), [&] {
+                      return "reduce_scatter over " + Str(g.size()) + " ranks";
+                    }));
+                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+                    const CheckPolicy* pol = Policy(ctx);
+                    return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
+                      const auto& [in, out] = b;
+                      const Call call = Args(Kind::kReduceScatter, in.dtype, out.numel, in.bytes(),
+                                             in.data, out.data);
+                      return Checked(c, a, *pol, WithOp(call, o), [&] {
+                        return c.ReduceScatter(in.data, out.data, out.numel, in.dtype, o, a);
+                      });
+                    });
+                  });
   });
 }
 
@@ -220,11 +239,11 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, cd, o, pol](Communicator& c, const OpArgs& a) {
-            Call call =
-                Args(Kind::kReduceScatterv, b.first, 0, b.first.bytes(), static_cast<int32_t>(o));
+            Call call = WithOp(Args(Kind::kReduceScatterv, b.first.dtype, 0, b.first.bytes()), o);
             call.counts = cd.first;
-            WEFT_RETURN_IF_ERROR(CheckCollective(c, a, *pol, call));
-            return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
+            return Checked(c, a, *pol, call, [&] {
+              return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
+            });
           });
         });
   });
@@ -233,24 +252,25 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
 weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                             const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    if (b.first.data == b.second.data && b.first.numel > 0)
-                      return InvalidArgument("alltoall has no in-place form: send is recv");
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "alltoall"));
-                    if (b.first.numel % g.size() != 0)
-                      return InvalidArgument("send has " + Str(b.first.numel) +
-                                             " elements, not a multiple of the group size " +
-                                             Str(g.size()));
-                    const uint64_t per = b.first.numel / g.size();
-                    const CheckPolicy* pol = Policy(ctx);
-                    return CommOp([b, per, pol](Communicator& c, const OpArgs& a) {
-                      WEFT_RETURN_IF_ERROR(CheckCollective(
-                          c, a, *pol, Args(Kind::kAlltoall, b.first, per, b.first.bytes())));
-                      return c.Alltoall(b.first.data, b.second.data, per, b.first.dtype, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          if (b.first.data == b.second.data && b.first.numel > 0)
+            return InvalidArgument("alltoall has no in-place form: send is recv");
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "alltoall"));
+          if (b.first.numel % g.size() != 0)
+            return InvalidArgument("send has " + Str(b.first.numel) +
+                                   " elements, not a multiple of the group size " + Str(g.size()));
+          const uint64_t per = b.first.numel / g.size();
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, per, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            const Call call = Args(Kind::kAlltoall, in.dtype, per, in.bytes(), in.data, out.data);
+            return Checked(c, a, *pol, call,
+                           [&] { return c.Alltoall(in.data, out.data, per, in.dtype, a); });
+          });
+        });
   });
 }
 
@@ -280,8 +300,9 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
             call.bytes = bytes;
             call.counts = s.first;
             call.recv_counts = r.first;
-            WEFT_RETURN_IF_ERROR(CheckCollective(c, a, *pol, call));
-            return c.Alltoallv(from, s.first, s.second, to, r.first, r.second, t, a);
+            return Checked(c, a, *pol, call, [&] {
+              return c.Alltoallv(from, s.first, s.second, to, r.first, r.second, t, a);
+            });
           });
         });
   });
@@ -290,19 +311,21 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
 weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                              DLTensor* buf, int32_t root, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    if (root < 0 || root >= g.size())
-                      return InvalidArgument("root is " + Str(root) + " but the group has " +
-                                             Str(g.size()) + " members");
-                    WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
-                    const CheckPolicy* pol = Policy(ctx);
-                    return CommOp([b, root, pol](Communicator& c, const OpArgs& a) {
-                      WEFT_RETURN_IF_ERROR(CheckCollective(
-                          c, a, *pol, Args(Kind::kBroadcast, b, b.numel, b.bytes(), -1, root)));
-                      return c.Broadcast(b.data, b.numel, b.dtype, root, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          if (root < 0 || root >= g.size())
+            return InvalidArgument("root is " + Str(root) + " but the group has " + Str(g.size()) +
+                                   " members");
+          WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, root, pol](Communicator& c, const OpArgs& a) {
+            Call call = Args(Kind::kBroadcast, b.dtype, b.numel, b.bytes(), b.data, b.data);
+            call.root = root;
+            return Checked(c, a, *pol, call,
+                           [&] { return c.Broadcast(b.data, b.numel, b.dtype, root, a); });
+          });
+        });
   });
 }
 
@@ -313,11 +336,9 @@ weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t
                   [&](const GroupInfo&) -> Result<CommOp> {
                     const CheckPolicy* pol = Policy(ctx);
                     return CommOp([pol](Communicator& c, const OpArgs& a) {
-                      // The check's all-gather waits for every member: a barrier by itself.
-                      bool checked = false;
-                      WEFT_RETURN_IF_ERROR(CheckCollective(
-                          c, a, *pol, Args(Kind::kBarrier, Buffer{}, 0, 0), &checked));
-                      return checked ? Status::Ok() : c.Barrier(a);
+                      // A checked barrier is done: the check's all-gather waits for everyone.
+                      return Checked(c, a, *pol, Args(Kind::kBarrier, weft::DType{}, 0, 0),
+                                     [&] { return c.Barrier(a); });
                     });
                   });
   });
