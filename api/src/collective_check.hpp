@@ -12,12 +12,19 @@
 
 namespace weft::api {
 
-// Numbers the call on `c` and, when `policy` asks for it, exchanges and compares the records:
-// OK when every member passed the same arguments, else INVALID_USAGE naming member 0's and
-// the first differing member's, or the error of the exchange itself (deadline, peer failure).
-// *done: the exchange carried the whole operation (a barrier, a small one) and wrote its
-// output; the caller runs the operation only when it is false.
+// Whether a collective moving `bytes` on this rank of `c` is checked (inline: this runs on
+// every call).
+inline bool WillCheck(const backends::Communicator& c, const CheckPolicy& policy, uint64_t bytes) {
+  return c.size() > 1 && policy.CheckCollective(c.SizeSafe(), bytes);
+}
+
+// Exchanges and compares the records of call `seq` on `c` (from c.NextUserCall(), taken on
+// every call, checked or not): OK when every member passed the same arguments, else
+// INVALID_USAGE naming member 0's and the first differing member's, or the error of the
+// exchange itself (deadline, peer failure). *done: the exchange carried the whole operation
+// (a barrier, a small one) and wrote its output; the caller runs the operation only when it is
+// false.
 Status CheckCollective(backends::Communicator& c, const backends::OpArgs& a,
-                       const CheckPolicy& policy, const check::Call& call, bool* done);
+                       const check::Call& call, uint64_t seq, bool* done);
 
 }  // namespace weft::api

@@ -114,13 +114,18 @@ Call WithOp(Call c, weft::ReduceOp op) {
   return c;
 }
 
-// Checks the call, then runs `op` unless the check's exchange carried the whole operation.
-template <typename Op>
-Status Checked(Communicator& c, const OpArgs& a, const CheckPolicy& pol, const Call& call,
-               Op&& op) {
-  bool done = false;
-  WEFT_RETURN_IF_ERROR(CheckCollective(c, a, pol, call, &done));
-  return done ? Status::Ok() : op();
+// Numbers the call and checks it when the policy says so (the Call is built only then: this
+// runs on every call), then runs `op` unless the check's exchange carried the whole operation.
+template <typename MakeCall, typename Op>
+Status Checked(Communicator& c, const OpArgs& a, const CheckPolicy& pol, uint64_t bytes,
+               MakeCall&& make_call, Op&& op) {
+  const uint64_t seq = c.NextUserCall();
+  if (weft::api::WillCheck(c, pol, bytes)) [[unlikely]] {
+    bool done = false;
+    WEFT_RETURN_IF_ERROR(CheckCollective(c, a, make_call(), seq, &done));
+    if (done) return Status::Ok();
+  }
+  return op();  // one return of op's Status: returned in place, not moved
 }
 
 }  // namespace
@@ -131,43 +136,47 @@ weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                              const DLTensor* send, DLTensor* recv, int32_t op,
                              WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo&) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
-                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-                    const CheckPolicy* pol = Policy(ctx);
-                    return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
-                      const auto& [in, out] = b;
-                      const Call call =
-                          Args(Kind::kAllreduce, in.dtype, in.numel, in.bytes(), in.data, out.data);
-                      return Checked(c, a, *pol, WithOp(call, o), [&] {
-                        return c.Allreduce(in.data, out.data, in.numel, in.dtype, o, a);
-                      });
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo&) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
+          WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            auto call = [&] {
+              return WithOp(
+                  Args(Kind::kAllreduce, in.dtype, in.numel, in.bytes(), in.data, out.data), o);
+            };
+            return Checked(c, a, *pol, in.bytes(), call, [&] {
+              return c.Allreduce(in.data, out.data, in.numel, in.dtype, o, a);
+            });
+          });
+        });
   });
 }
 
 weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                              const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
-                      return "allgather over " + Str(g.size()) + " ranks";
-                    }));
-                    const CheckPolicy* pol = Policy(ctx);
-                    return CommOp([b, pol](Communicator& c, const OpArgs& a) {
-                      const auto& [in, out] = b;
-                      const Call call = Args(Kind::kAllgather, in.dtype, in.numel, out.bytes(),
-                                             in.data, out.data);
-                      return Checked(c, a, *pol, call, [&] {
-                        return c.Allgather(in.data, out.data, in.numel, in.dtype, a);
-                      });
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
+            return "allgather over " + Str(g.size()) + " ranks";
+          }));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            auto call = [&] {
+              return Args(Kind::kAllgather, in.dtype, in.numel, out.bytes(), in.data, out.data);
+            };
+            return Checked(c, a, *pol, out.bytes(), call,
+                           [&] { return c.Allgather(in.data, out.data, in.numel, in.dtype, a); });
+          });
+        });
   });
 }
 
@@ -186,9 +195,12 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, cd, pol](Communicator& c, const OpArgs& a) {
             // The own send count differs by design; recv_counts must agree.
-            Call call = Args(Kind::kAllgatherv, b.first.dtype, 0, b.second.bytes());
-            call.counts = cd.first;
-            return Checked(c, a, *pol, call, [&] {
+            auto call = [&] {
+              Call x = Args(Kind::kAllgatherv, b.first.dtype, 0, b.second.bytes());
+              x.counts = cd.first;
+              return x;
+            };
+            return Checked(c, a, *pol, b.second.bytes(), call, [&] {
               return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
                                   b.first.dtype, a);
             });
@@ -211,9 +223,12 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, 
                     const CheckPolicy* pol = Policy(ctx);
                     return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
                       const auto& [in, out] = b;
-                      const Call call = Args(Kind::kReduceScatter, in.dtype, out.numel, in.bytes(),
-                                             in.data, out.data);
-                      return Checked(c, a, *pol, WithOp(call, o), [&] {
+                      auto call = [&] {
+                        return WithOp(Args(Kind::kReduceScatter, in.dtype, out.numel, in.bytes(),
+                                           in.data, out.data),
+                                      o);
+                      };
+                      return Checked(c, a, *pol, in.bytes(), call, [&] {
                         return c.ReduceScatter(in.data, out.data, out.numel, in.dtype, o, a);
                       });
                     });
@@ -239,9 +254,12 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, cd, o, pol](Communicator& c, const OpArgs& a) {
-            Call call = WithOp(Args(Kind::kReduceScatterv, b.first.dtype, 0, b.first.bytes()), o);
-            call.counts = cd.first;
-            return Checked(c, a, *pol, call, [&] {
+            auto call = [&] {
+              Call x = WithOp(Args(Kind::kReduceScatterv, b.first.dtype, 0, b.first.bytes()), o);
+              x.counts = cd.first;
+              return x;
+            };
+            return Checked(c, a, *pol, b.first.bytes(), call, [&] {
               return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
             });
           });
@@ -266,8 +284,10 @@ weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, per, pol](Communicator& c, const OpArgs& a) {
             const auto& [in, out] = b;
-            const Call call = Args(Kind::kAlltoall, in.dtype, per, in.bytes(), in.data, out.data);
-            return Checked(c, a, *pol, call,
+            auto call = [&] {
+              return Args(Kind::kAlltoall, in.dtype, per, in.bytes(), in.data, out.data);
+            };
+            return Checked(c, a, *pol, in.bytes(), call,
                            [&] { return c.Alltoall(in.data, out.data, per, in.dtype, a); });
           });
         });
@@ -294,13 +314,13 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
           // Captured piecewise: both whole buffers would not fit CommOp.
           return CommOp([from = b.first.data, to = b.second.data, t = b.first.dtype, bytes, s, r,
                          pol](Communicator& c, const OpArgs& a) {
-            Call call;
-            call.kind = Kind::kAlltoallv;
-            call.dtype = t;
-            call.bytes = bytes;
-            call.counts = s.first;
-            call.recv_counts = r.first;
-            return Checked(c, a, *pol, call, [&] {
+            auto call = [&] {
+              Call x = Args(Kind::kAlltoallv, t, 0, bytes);
+              x.counts = s.first;
+              x.recv_counts = r.first;
+              return x;
+            };
+            return Checked(c, a, *pol, bytes, call, [&] {
               return c.Alltoallv(from, s.first, s.second, to, r.first, r.second, t, a);
             });
           });
@@ -320,9 +340,12 @@ weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh, int32
           WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
           const CheckPolicy* pol = Policy(ctx);
           return CommOp([b, root, pol](Communicator& c, const OpArgs& a) {
-            Call call = Args(Kind::kBroadcast, b.dtype, b.numel, b.bytes(), b.data, b.data);
-            call.root = root;
-            return Checked(c, a, *pol, call,
+            auto call = [&] {
+              Call x = Args(Kind::kBroadcast, b.dtype, b.numel, b.bytes(), b.data, b.data);
+              x.root = root;
+              return x;
+            };
+            return Checked(c, a, *pol, b.bytes(), call,
                            [&] { return c.Broadcast(b.data, b.numel, b.dtype, root, a); });
           });
         });
@@ -337,8 +360,9 @@ weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t
                     const CheckPolicy* pol = Policy(ctx);
                     return CommOp([pol](Communicator& c, const OpArgs& a) {
                       // A checked barrier is done: the check's all-gather waits for everyone.
-                      return Checked(c, a, *pol, Args(Kind::kBarrier, weft::DType{}, 0, 0),
-                                     [&] { return c.Barrier(a); });
+                      return Checked(
+                          c, a, *pol, 0, [] { return Args(Kind::kBarrier, weft::DType{}, 0, 0); },
+                          [&] { return c.Barrier(a); });
                     });
                   });
   });

@@ -107,7 +107,6 @@ class Context {
 
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
-  CheckPolicy check_policy_;
   std::string backend_name_;
   std::vector<int32_t> world_ranks_;
 
@@ -171,6 +170,8 @@ class Context {
   Status sticky_;
   int32_t failed_rank_ = -1;
   std::atomic<bool> failed_{false};
+
+  CheckPolicy check_policy_;  // last: the fields above keep their places (dispatch_bench)
 };
 
 }  // namespace weft::api
