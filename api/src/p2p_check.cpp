@@ -54,16 +54,23 @@ OpArgs PayloadArgs(const OpArgs& a) {
   return f;
 }
 
+PostedP2p::~PostedP2p() {
+  const bool in_flight = (reqs_[kTheirs] && !done_[kTheirs]) || (reqs_[kMine] && !done_[kMine]);
+  if (in_flight) comm_.KeepAlive(records_);
+}
+
 Result<std::unique_ptr<PostedP2p>> PostedP2p::Post(Communicator& c, const OpArgs& a,
                                                    const P2pArgs& p, bool check) {
-  std::unique_ptr<PostedP2p> out(new PostedP2p());
+  std::unique_ptr<PostedP2p> out(new PostedP2p(c));
   if (check) {
-    out->mine_ = P2pRecord(c, p);
+    out->records_ = std::make_shared<Records>();
+    Records& r = *out->records_;
+    r.mine = P2pRecord(c, p);
     const int64_t mine = p.send ? 0 : 1;
-    WEFT_ASSIGN_OR_RETURN(out->reqs_[kTheirs], c.PostRecv(&out->theirs_, sizeof(Record), p.peer,
+    WEFT_ASSIGN_OR_RETURN(out->reqs_[kTheirs], c.PostRecv(&r.theirs, sizeof(Record), p.peer,
                                                           CheckTag(p.tag, 1 - mine), a));
-    WEFT_ASSIGN_OR_RETURN(out->reqs_[kMine], c.PostSend(&out->mine_, sizeof(Record), p.peer,
-                                                        CheckTag(p.tag, mine), a));
+    WEFT_ASSIGN_OR_RETURN(out->reqs_[kMine],
+                          c.PostSend(&r.mine, sizeof(Record), p.peer, CheckTag(p.tag, mine), a));
   }
   const OpArgs f = PayloadArgs(a);
   const uint64_t bytes = p.count * static_cast<uint64_t>(ItemSize(p.dtype));
@@ -91,9 +98,10 @@ Status PostedP2p::Wait(Communicator& c, int64_t timeout_ms, const OpArgs& a) {
 
 Status PostedP2p::Verdict(const Communicator& c) const {
   if (reqs_[kMine] && outcome_[kTheirs].ok() && outcome_[kMine].ok()) {
-    const bool sending = mine_.kind == static_cast<uint8_t>(Kind::kSend);
+    const Records& r = *records_;
+    const bool sending = r.mine.kind == static_cast<uint8_t>(Kind::kSend);
     const std::string why =
-        sending ? Disagreement(c, mine_, theirs_) : Disagreement(c, theirs_, mine_);
+        sending ? Disagreement(c, r.mine, r.theirs) : Disagreement(c, r.theirs, r.mine);
     if (!why.empty()) return InvalidUsage(why);
   }
   for (const Status& s : outcome_)

@@ -39,6 +39,12 @@ backends::OpArgs PayloadArgs(const backends::OpArgs& a);
 
 class PostedP2p {
  public:
+  // Hands records still in flight to the communicator: a request freed while pending may
+  // still write them (the work was released).
+  ~PostedP2p();
+  PostedP2p(const PostedP2p&) = delete;
+  PostedP2p& operator=(const PostedP2p&) = delete;
+
   // Posts the payload, and the records' exchange when `check`.
   static Result<std::unique_ptr<PostedP2p>> Post(backends::Communicator& c,
                                                  const backends::OpArgs& a, const P2pArgs& p,
@@ -48,11 +54,15 @@ class PostedP2p {
   Status Wait(backends::Communicator& c, int64_t timeout_ms, const backends::OpArgs& a);
 
  private:
-  PostedP2p() = default;
+  explicit PostedP2p(backends::Communicator& c) : comm_(c) {}
   Status Verdict(const backends::Communicator& c) const;
 
   static constexpr int kPayload = 0, kTheirs = 1, kMine = 2;
-  check::Record mine_, theirs_;
+  struct Records {
+    check::Record mine, theirs;
+  };
+  backends::Communicator& comm_;
+  std::shared_ptr<Records> records_;
   std::array<std::unique_ptr<backends::Communicator::Request>, 3> reqs_;
   std::array<Status, 3> outcome_;
   std::array<bool, 3> done_{};

@@ -82,6 +82,10 @@ class Communicator {
   uint64_t NextUserCall() { return user_calls_++; }
   // Whether the plugin turns disagreeing arguments into errors (WEFT_BK_CAP_SIZE_SAFE).
   bool SizeSafe() const { return size_safe_; }
+  // Keeps `memory` until the communicator goes, after the plugin's communicator: memory of the
+  // host's own that requests freed while pending may still read or write (the check records of
+  // a user send/recv whose work was released).
+  void KeepAlive(std::shared_ptr<void> memory) { kept_.push_back(std::move(memory)); }
 
  private:
   weft_bk_op_t BkArgs(const OpArgs& a);
@@ -98,6 +102,7 @@ class Communicator {
   int64_t internal_tag_ = 0;
   uint64_t user_calls_ = 0;
   bool size_safe_ = false;
+  std::vector<std::shared_ptr<void>> kept_;  // destroyed after comm_destroy (the body)
 };
 
 class Communicator::Request {

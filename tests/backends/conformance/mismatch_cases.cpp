@@ -334,5 +334,31 @@ TEST(Mismatch, SendRecvCountDtype) {
   }
 }
 
+// A checked receive whose work is released while its records are still in flight: the
+// records' memory must outlive the requests (AddressSanitizer reports it otherwise), and the
+// pair's next checked messages still meet.
+TEST(Mismatch, ReleasedWorkKeepsItsRecordsAlive) {
+  NEEDS_TWO_RANKS();
+  World& w = TheWorld();
+  if (!PointToPointChecked()) return;
+  static float landing[4];  // must outlive the work, as the ABI requires of user buffers
+  float msg[4] = {1, 2, 3, 4}, again[4] = {};
+  Tensor tl(landing, 4, kF32), tm(msg, 4, kF32), ta(again, 4, kF32);
+  if (w.rank == 0) {
+    weft_work_t* work = nullptr;
+    WEFT_OK_OR_FAIL(weft_recv(w.ctx, nullptr, 0, tl.get(), 1, 9, nullptr, Opts(), &work));
+    WEFT_OK_OR_FAIL(weft_work_release(work));
+  }
+  WEFT_OK_OR_FAIL(weft_barrier(w.ctx, nullptr, 0, nullptr, Opts(), nullptr));
+  // The first message meets the released receive, the second the blocking one.
+  for (int k = 0; k < 2 && w.rank == 1; ++k)
+    WEFT_OK_OR_FAIL(weft_send(w.ctx, nullptr, 0, tm.get(), 0, 9, nullptr, Opts(), nullptr));
+  if (w.rank == 0) {
+    WEFT_OK_OR_FAIL(weft_recv(w.ctx, nullptr, 0, ta.get(), 1, 9, nullptr, Opts(), nullptr));
+    EXPECT_EQ(again[3], 4.0f);
+  }
+  ExpectUsable();
+}
+
 }  // namespace
 }  // namespace conformance
