@@ -2,6 +2,7 @@
  * programs compiled against an older header would read the wrong bytes. */
 #include <stddef.h>
 
+#include "weft/backend_plugin.h"
 #include "weft/weft.h"
 
 #define WEFT_PIN(T, size) _Static_assert(sizeof(T) == (size), #T " changed size")
@@ -45,6 +46,18 @@ WEFT_AT(DLTensor, dtype, 20);
 WEFT_AT(DLTensor, shape, 24);
 WEFT_AT(DLTensor, strides, 32);
 WEFT_AT(DLTensor, byte_offset, 40);
+
+/* The backend plugin ABI's per-op arguments: 1.0-1.2 end at seq, 1.3 appends flags. */
+WEFT_PIN(weft_bk_op_t, 48);
+WEFT_AT(weft_bk_op_t, struct_size, 0);
+WEFT_AT(weft_bk_op_t, device, 8);
+WEFT_AT(weft_bk_op_t, stream, 16);
+WEFT_AT(weft_bk_op_t, timeout_ms, 24);
+WEFT_AT(weft_bk_op_t, seq, 32);
+WEFT_AT(weft_bk_op_t, flags, 40);
+_Static_assert(WEFT_BK_OP_V1_0_SIZE == 40, "the ABI 1.0 weft_bk_op_t ends at seq");
+_Static_assert(WEFT_BK_CAP_SIZE_SAFE == (1ull << 13) && WEFT_BK_OP_UNVERIFIED_SIZE == 1u,
+               "plugin ABI bits are never renumbered");
 
 /* The C++ inside mirrors the status codes; keep them from drifting. */
 _Static_assert(WEFT_ERR_INTERNAL == -13, "status codes are never renumbered");

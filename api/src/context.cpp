@@ -63,6 +63,7 @@ Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* o
 }
 
 Status Context::Bootstrap(const weft_context_options_t* opts) {
+  WEFT_ASSIGN_OR_RETURN(check_policy_, ReadCheckPolicy());
   backends::LaunchOptions lo;
   if (opts) {
     lo.rank = opts->rank;

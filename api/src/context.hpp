@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "api/src/check_policy.hpp"
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
@@ -46,6 +47,8 @@ class Context {
   int32_t world_size() const { return world_size_; }
   const std::string& backend_name() const { return backend_name_; }
   int64_t timeout_ms() const { return timeout_ms_; }
+  // When collectives verify their arguments across the ranks (WEFT_CHECK_COLLECTIVES*).
+  const CheckPolicy& check_policy() const { return check_policy_; }
 
   // The communicator of the group `ranks` (group order), created on first use by its members.
   // Call only from inside an operation run by Execute.
@@ -170,6 +173,8 @@ class Context {
   Status sticky_;
   int32_t failed_rank_ = -1;
   std::atomic<bool> failed_{false};
+
+  CheckPolicy check_policy_;  // last: the fields above keep their places (dispatch_bench)
 };
 
 }  // namespace weft::api

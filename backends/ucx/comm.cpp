@@ -28,7 +28,7 @@ weft_status_t StoreGet(const weft_bk_host_api_t* h, const std::string& key, int6
 }
 
 // Member 0 draws the id from a counter every communicator of the context shares; the others
-// read it under the group's prefix. Ids are 1..65535 (0 is the group of one, which never
+// read it under the group's prefix. Ids are 1..kMaxCommId (0 is the group of one, which never
 // sends to anyone else).
 weft_status_t AgreeOnId(State& st, const std::string& prefix, int32_t my_index, int64_t timeout_ms,
                         uint16_t* id) {
@@ -38,7 +38,7 @@ weft_status_t AgreeOnId(State& st, const std::string& prefix, int32_t my_index, 
     int64_t next = 0;
     if (weft_status_t s = h->store_add(h->host_data, "ucx/next-comm-id", 1, &next, timeout_ms))
       return s;
-    *id = static_cast<uint16_t>((next - 1) % 65535 + 1);
+    *id = static_cast<uint16_t>((next - 1) % kMaxCommId + 1);
     const std::string text = std::to_string(*id);
     return h->store_set(h->host_data, key.c_str(), text.data(), text.size(), timeout_ms);
   }
@@ -46,7 +46,8 @@ weft_status_t AgreeOnId(State& st, const std::string& prefix, int32_t my_index, 
   if (weft_status_t s = StoreGet(h, key, timeout_ms, &value)) return s;
   value.push_back('\0');
   const long v = std::strtol(value.data(), nullptr, 10);
-  if (v < 1 || v > 65535) return st.Fail(WEFT_ERR_BACKEND, "comm_create: bad id under " + key);
+  if (v < 1 || v > static_cast<long>(kMaxCommId))
+    return st.Fail(WEFT_ERR_BACKEND, "comm_create: bad id under " + key);
   *id = static_cast<uint16_t>(v);
   return WEFT_OK;
 }

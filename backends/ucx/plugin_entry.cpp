@@ -145,7 +145,8 @@ const weft_backend_plugin_t kPlugin = {
     sizeof(weft_backend_plugin_t),
     WEFT_BACKEND_PLUGIN_ABI_VERSION,
     "ucx",
-    WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | kCollectiveCaps,
+    // SIZE_SAFE: every receive checks the length it got (README, "Capabilities").
+    WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | WEFT_BK_CAP_SIZE_SAFE | kCollectiveCaps,
     Init,
     Finalize,
     Abort,

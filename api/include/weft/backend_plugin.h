@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define WEFT_BACKEND_PLUGIN_ABI_MAJOR 1
-#define WEFT_BACKEND_PLUGIN_ABI_MINOR 2
+#define WEFT_BACKEND_PLUGIN_ABI_MINOR 3
 #define WEFT_BACKEND_PLUGIN_ABI_VERSION \
   ((WEFT_BACKEND_PLUGIN_ABI_MAJOR << 16) | WEFT_BACKEND_PLUGIN_ABI_MINOR)
 
@@ -59,6 +59,11 @@ extern "C" {
 #define WEFT_BK_CAP_ASYNC (1ull << 10)      /* requests progress without the caller */
 #define WEFT_BK_CAP_DEVICE_CUDA (1ull << 11) /* accepts kDLCUDA buffers */
 #define WEFT_BK_CAP_STRIDED (1ull << 12)     /* send_strided/recv_strided (ABI 1.1) */
+/* ABI 1.3: members that disagree on an op's counts, dtype, op or root get an error or
+ * unspecified output, never a terminated process, a write outside their buffers or a wait past
+ * the op's deadline. Without it the host verifies the arguments of every public operation
+ * across the members before handing it over (docs/collective_checks.md). */
+#define WEFT_BK_CAP_SIZE_SAFE (1ull << 13)
 
 /* Log levels of host->log. */
 enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN = 3,
@@ -123,7 +128,18 @@ typedef struct weft_bk_op {
   void* stream;       /* NULL for host memory */
   int64_t timeout_ms; /* the op's deadline from now; < 0 none */
   uint64_t seq;       /* per-communicator operation number, the same on every member */
+  /* ABI 1.3, present when struct_size covers it (else 0): WEFT_BK_OP_* bits. */
+  uint32_t flags;
+  uint32_t reserved2;
 } weft_bk_op_t;
+
+/* weft_bk_op_t.flags. UNVERIFIED_SIZE: a send or recv whose length the host has not agreed
+ * with the peer (the user's weft_send/weft_recv). A plugin without WEFT_BK_CAP_SIZE_SAFE must
+ * make a length mismatch of such a message fail the receive (WEFT_ERR_INVALID_ARGUMENT) and
+ * let the send complete, instead of terminating or overrunning (ABI 1.3). */
+#define WEFT_BK_OP_UNVERIFIED_SIZE (1u << 0)
+/* The size of an ABI 1.0-1.2 weft_bk_op_t, the smallest a plugin must accept. */
+#define WEFT_BK_OP_V1_0_SIZE offsetof(weft_bk_op_t, flags)
 
 /* A strided region of host memory (ABI 1.1): the elements at
  *   base + sum over d of i_d * strides[d]   (bytes),  0 <= i_d < shape[d],

@@ -30,10 +30,11 @@ TEST(UcxPlugin, TableHasEveryCollective) {
   ExpectAllOk(RunRanks(1, [](Rank& r) -> std::string {
     const weft_backend_plugin_t& t = *r.plugin;
     if (std::strcmp(t.name, "ucx") != 0) return "name";
-    const uint64_t want =
-        WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER |
-        WEFT_BK_CAP_ALLGATHERV | WEFT_BK_CAP_REDUCE_SCATTER | WEFT_BK_CAP_REDUCE_SCATTERV |
-        WEFT_BK_CAP_ALLTOALL | WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER;
+    const uint64_t want = WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | WEFT_BK_CAP_SIZE_SAFE |
+                          WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER | WEFT_BK_CAP_ALLGATHERV |
+                          WEFT_BK_CAP_REDUCE_SCATTER | WEFT_BK_CAP_REDUCE_SCATTERV |
+                          WEFT_BK_CAP_ALLTOALL | WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST |
+                          WEFT_BK_CAP_BARRIER;
     if (t.capabilities != want) return "capabilities";
     if (!t.allreduce || !t.allgather || !t.allgatherv || !t.reduce_scatter || !t.reduce_scatterv ||
         !t.alltoall || !t.alltoallv || !t.broadcast || !t.barrier)
