@@ -226,7 +226,12 @@ Status Context::MeetToLeave(Clock::time_point deadline) {
     const Status s = store_->Wait({"destroy/all"}, slice);
     if (s.ok()) return s;
     if (failed_) return sticky_error();
-    if (s.code() != Code::kTimeout || Clock::now() >= deadline) return s;
+    if (s.code() != Code::kTimeout) return s;
+    if (Clock::now() >= deadline)
+      return Status(Code::kTimeout,
+                    "weft_context_destroy: not every rank arrived within the context's deadline "
+                    "(" +
+                        s.message() + ")");
   }
 }
 
