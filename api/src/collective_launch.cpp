@@ -109,7 +109,7 @@ Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_d
   Context* c = ctx->impl.get();
   state->Delegate([posted, c](int64_t timeout_ms) -> Status {
     Status s = c->sticky_error();
-    if (s.ok()) s = posted->p2p->Wait(*posted->comm, timeout_ms, posted->args);
+    if (s.ok()) s = c->Explain(posted->p2p->Wait(*posted->comm, timeout_ms, posted->args));
     return s;
   });
   *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();

@@ -81,11 +81,21 @@ class Context {
   const std::vector<int32_t>& world_ranks() const { return world_ranks_; }
 
   // Marks the context failed (first call wins) and makes the backend drop pending work.
-  void Abort(Status why, int32_t failed_rank);
+  // Returns whether this call was the first.
+  bool Abort(Status why, int32_t failed_rank);
+  // What an operation that ended with `s` reports, settling the context's state: the sticky
+  // error once the context failed; a peer's failure or abort first waits briefly for the
+  // store's verdict naming the rank that died; a failure of a peer, an abort or a deadline
+  // becomes the sticky error, and a deadline is published to the other ranks (SPEC §10). OK
+  // and IN_PROGRESS pass unchanged.
+  Status Explain(Status s);
   Status sticky_error() const;
   int32_t failed_rank() const;
   // SPEC §6.4: this rank rejected its own arguments; tell the peers, who abort.
   void PublishLocalFailure(const std::string& message);
+  // SPEC §10: an operation of this rank passed its deadline; the other ranks abort with
+  // TIMEOUT too (timeout/<rank>), whatever they are blocked on.
+  void PublishTimeout(const std::string& message);
 
   // weft_redistribute's plan cache, created on first use, destroyed with the context.
   PlanCache& plan_cache();
@@ -105,8 +115,9 @@ class Context {
     auto r = Execute(std::function<Status()>(std::forward<Op>(op)), false);
     return r.ok() ? Status::Ok() : r.status();
   }
-  Status Explain(Status s);
   std::chrono::steady_clock::time_point Deadline(int64_t ms) const;
+  // Leave's meeting of every rank through the store, until `deadline` or a failure.
+  Status MeetToLeave(std::chrono::steady_clock::time_point deadline);
 
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
@@ -158,6 +169,11 @@ class Context {
     turn_.fetch_sub(1);
     return ok;
   }
+  // How long a failing operation waits for the store's verdict on which rank died (Explain).
+  static constexpr std::chrono::seconds kVerdictWait{1};
+  // How long a timed-out operation spends telling the other ranks (a stopped store host must
+  // not hold it up for long).
+  static constexpr std::chrono::milliseconds kPublishTimeoutBound{250};
   // How long Leave waits for pending work to end after it aborted it.
   static constexpr std::chrono::seconds kAbortedWorkGrace{10};
   bool work_outlived_abort_ = false;
