@@ -35,6 +35,28 @@ WEFT_AT(weft_plan_stats_t, send_bytes, 16);
 WEFT_AT(weft_plan_stats_t, recv_bytes, 24);
 WEFT_AT(weft_plan_stats_t, extra_bytes, 32);
 
+/* The backend plugin ABI (backend_plugin.h): the table's versioned tail and, from 1.3, the
+ * parameter descriptors. */
+WEFT_PIN(weft_backend_plugin_t, 240);
+WEFT_AT(weft_backend_plugin_t, send_strided, 208);
+WEFT_AT(weft_backend_plugin_t, params, 224);
+WEFT_AT(weft_backend_plugin_t, num_params, 232);
+_Static_assert(WEFT_BACKEND_PLUGIN_V1_0_SIZE == 208 && WEFT_BACKEND_PLUGIN_V1_2_SIZE == 224,
+               "the sizes of older plugin tables are fixed");
+WEFT_PIN(weft_bk_param_t, 64);
+WEFT_AT(weft_bk_param_t, struct_size, 0);
+WEFT_AT(weft_bk_param_t, type, 4);
+WEFT_AT(weft_bk_param_t, name, 8);
+WEFT_AT(weft_bk_param_t, default_value, 16);
+WEFT_AT(weft_bk_param_t, min, 24);
+WEFT_AT(weft_bk_param_t, max, 32);
+WEFT_AT(weft_bk_param_t, choices, 40);
+WEFT_AT(weft_bk_param_t, doc, 48);
+WEFT_AT(weft_bk_param_t, audience, 56);
+WEFT_AT(weft_bk_param_t, flags, 60);
+_Static_assert(WEFT_BK_PARAM_ENUM == 5 && WEFT_BK_PARAM_LAUNCH == 3,
+               "parameter types and audiences are never renumbered");
+
 /* DLPack structs cross the ABI too; Weft relies on the 0.6 layout. */
 WEFT_PIN(DLDataType, 4);
 WEFT_PIN(DLDevice, 8);

@@ -18,14 +18,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int64_t EnvMs(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long long ms = std::strtoll(v, &end, 10);
-  return (end && *end == '\0' && ms != 0) ? ms : fallback;
-}
-
 std::string Identity() {
   char host[256] = {};
   gethostname(host, sizeof(host) - 1);
@@ -42,7 +34,7 @@ Clock::time_point Context::Deadline(int64_t ms) const {
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
   std::unique_ptr<Context> ctx(new Context());
   WEFT_RETURN_IF_ERROR(ctx->Bootstrap(opts));
-  WEFT_RETURN_IF_ERROR(ctx->LoadBackend(opts));
+  WEFT_RETURN_IF_ERROR(ctx->LoadBackend());
   if (ctx->world_size_ > 1) {
     // Connect the world now, so that a broken launch fails here and not in the first op.
     std::vector<int32_t> world(ctx->world_size_);
@@ -70,12 +62,8 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
     lo.world_size = opts->world_size;
     lo.store_port = opts->store_port;
     if (opts->store_host) lo.store_host = opts->store_host;
-    if (opts->timeout_ms != 0) timeout_ms_ = opts->timeout_ms;
-    if (opts->connect_timeout_ms != 0) connect_timeout_ms_ = opts->connect_timeout_ms;
   }
-  if (!opts || opts->timeout_ms == 0) timeout_ms_ = EnvMs("WEFT_TIMEOUT_MS", timeout_ms_);
-  if (!opts || opts->connect_timeout_ms == 0)
-    connect_timeout_ms_ = EnvMs("WEFT_CONNECT_TIMEOUT_MS", connect_timeout_ms_);
+  WEFT_RETURN_IF_ERROR(ReadSettings(opts));
   WEFT_ASSIGN_OR_RETURN(backends::LaunchEnv env, backends::DetectLaunchEnv(lo, [](const char* n) {
                           return std::getenv(n);
                         }));
@@ -86,6 +74,8 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   local_rank_ = env.local_rank;
   local_world_size_ = env.local_world_size;
   log::SetRank(rank_);
+  if (!env.ignored.empty()) WEFT_LOG_INFO("launch: {}", env.ignored);
+  WEFT_RETURN_IF_ERROR(OpenBackend(opts));
   if (world_size_ == 1) return Status::Ok();
   WEFT_RETURN_IF_ERROR(StartStore(env.store_host, env.store_port, env.hosts_store()));
   Status s = Rendezvous();
@@ -156,6 +146,7 @@ Status Context::Rendezvous() {
   if (problem.empty() && ws != std::to_string(world_size_))
     problem = "rank " + std::to_string(rank_) + " was launched with a world size of " +
               std::to_string(world_size_) + " but rank 0 with " + ws;
+  if (problem.empty()) WEFT_RETURN_IF_ERROR(CompareSettings(deadline));
   if (!problem.empty()) {
     (void)store_->Publish("init/error", problem, deadline);
     return InvalidUsage("inconsistent world: " + problem);
@@ -177,21 +168,14 @@ Status Context::Rendezvous() {
                                   " ranks to join (" + std::to_string(joined) +
                                   " had when this rank joined): " + s.message());
   }
-  return Status::Ok();
+  return SettingsAgreed(deadline);
 }
 
-Status Context::LoadBackend(const weft_context_options_t* opts) {
-  std::string name;
-  if (opts && opts->backend) name = opts->backend;
-  if (name.empty()) {
-    const char* env = std::getenv("WEFT_BACKEND");
-    name = env && *env ? env : (world_size_ > 1 ? "gloo" : "self");
-  }
-  const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
-  WEFT_ASSIGN_OR_RETURN(auto plugin, backends::LoadBackendPlugin(name, disabled ? disabled : ""));
+// Initialises the plugin OpenBackend (in Bootstrap) chose and opened.
+Status Context::LoadBackend() {
   backends::Backend::Args args{rank_,       world_size_, local_rank_, local_world_size_,
                                timeout_ms_, store_.get()};
-  WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin), args));
+  WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin_), args));
   backend_name_ = backend_->name();
   return Status::Ok();
 }

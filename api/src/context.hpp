@@ -19,6 +19,7 @@
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
+#include "common/params.hpp"
 #include "common/result.hpp"
 #include "weft/context.h"
 
@@ -102,12 +103,20 @@ class Context {
 
  private:
   Context() = default;
+  // context_settings.cpp: deadlines, the plugin and the must-match values.
+  Status ReadSettings(const weft_context_options_t* opts);
+  Status OpenBackend(const weft_context_options_t* opts);
+  // In the rendezvous, before joining: rank 0 publishes its must-match values; the others
+  // compare theirs and record the first difference. After every rank joined: that difference
+  // as kInvalidUsage on every rank.
+  Status CompareSettings(std::chrono::steady_clock::time_point deadline);
+  Status SettingsAgreed(std::chrono::steady_clock::time_point deadline);
   Status Bootstrap(const weft_context_options_t* opts);
   Status StartStore(const std::string& host, uint16_t port, bool host_it);
   Status ConnectStore(const std::string& host, uint16_t port,
                       const backends::bootstrap::StoreSecret& secret, uint32_t max_message);
   Status Rendezvous();
-  Status LoadBackend(const weft_context_options_t* opts);
+  Status LoadBackend();
   void OnStoreEvent(const std::string& key, const std::string& value);
   void WorkerLoop();
   template <typename Op>
@@ -119,10 +128,14 @@ class Context {
   // Leave's meeting of every rank through the store, until `deadline` or a failure.
   Status MeetToLeave(std::chrono::steady_clock::time_point deadline);
 
+  // First, so that it is released last: the host variables stay as read while this lives.
+  params::Pinned params_pin_;
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
   std::string backend_name_;
   std::vector<int32_t> world_ranks_;
+  std::shared_ptr<backends::LoadedPlugin> plugin_;  // opened; initialised by LoadBackend
+  std::vector<params::MatchValue> must_match_;
 
   std::unique_ptr<backends::bootstrap::StoreServer> server_;
   std::unique_ptr<backends::bootstrap::StoreClient> store_;

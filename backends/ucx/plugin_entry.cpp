@@ -18,6 +18,7 @@
 #include "backends/ucx/coll/entry.hpp"
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/p2p.hpp"
+#include "backends/ucx/params.hpp"
 #include "backends/ucx/state.hpp"
 #include "backends/ucx/wait.hpp"
 
@@ -172,6 +173,8 @@ const weft_backend_plugin_t kPlugin = {
     FreeEntry,
     SendStridedEntry,
     RecvStridedEntry,
+    kParams,
+    kNumParams,
 };
 
 }  // namespace

@@ -36,10 +36,10 @@ void AwaitClose(ucp_worker_h worker, void* req, Clock::time_point until) {
 
 }  // namespace
 
-State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args)
+State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args, const Tuning& tuning)
     : host_(host),
       args_(args),
-      tuning_(ReadTuning(host)),
+      tuning_(tuning),
       cpu_per_rank_(CpuPerRank(args.local_world_size > 0 ? args.local_world_size : 1)),
       spin_(std::chrono::microseconds(SpinMicroseconds(tuning_, cpu_per_rank_))) {}
 
@@ -57,7 +57,13 @@ weft_status_t State::Create(const weft_bk_host_api_t* host, const weft_bk_init_a
     host->set_error(host->host_data, "ucx: init: rank outside the world");
     return WEFT_ERR_INVALID_ARGUMENT;
   }
-  auto s = std::unique_ptr<State>(new (std::nothrow) State(host, *args));
+  Tuning tuning;
+  std::string why;
+  if (!ReadTuning(&tuning, &why)) {
+    host->set_error(host->host_data, ("ucx: init: " + why).c_str());
+    return WEFT_ERR_INVALID_ARGUMENT;
+  }
+  auto s = std::unique_ptr<State>(new (std::nothrow) State(host, *args, tuning));
   if (!s) return WEFT_ERR_OUT_OF_MEMORY;
   if (weft_status_t st = s->Open(); st != WEFT_OK) return st;
   *out = std::move(s);

@@ -164,14 +164,13 @@ TEST(FaultTest, InvalidBufferOnOneRankAbortsThePeers) {
 
 // SPEC §8: a broken launch fails fast on every process, naming what is wrong, long before
 // the 20 s connect timeout.
-void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<int>& sizes,
-                             const std::string& named) {
+void ExpectInconsistentLaunch(const std::vector<WorkerSpec>& specs, const std::string& named) {
   const auto deadline = Clock::now() + 15s;
-  WorkerGroup g(WEFT_FAULT_WORKER, Launch(ranks, sizes, {"create"}));
+  WorkerGroup g(WEFT_FAULT_WORKER, specs);
   ASSERT_TRUE(g.started());
-  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(ranks.size()), "create"); }, deadline))
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(specs.size()), "create"); }, deadline))
       << Dump(g);
-  for (size_t i = 0; i < ranks.size(); ++i) {
+  for (size_t i = 0; i < specs.size(); ++i) {
     const Report c = *g.Find(i, "create");
     EXPECT_EQ(StatusName(c.status), StatusName(WEFT_ERR_INVALID_USAGE))
         << "process " << i << ": " << c.message;
@@ -180,6 +179,39 @@ void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<in
     const std::optional<int> st = g.Reap(i, deadline);
     ASSERT_TRUE(st.has_value());
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "process " << i;
+  }
+}
+
+void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<int>& sizes,
+                             const std::string& named) {
+  ExpectInconsistentLaunch(Launch(ranks, sizes, {"create"}), named);
+}
+
+// A must-match variable (docs/parameters.md) set differently on one rank: every rank fails
+// creation, naming the variable and both values, instead of deadlocking later on messages
+// the ranks count differently.
+void ExpectSettingDisagreement(int n, size_t odd, const std::string& assignment,
+                               const std::string& named) {
+  std::vector<WorkerSpec> specs = World(n, {"create"});
+  specs[odd].env.push_back(assignment);
+  ExpectInconsistentLaunch(specs, named);
+}
+
+TEST(FaultTest, ChunkSizeDisagreementFailsFastEverywhere) {
+  ExpectSettingDisagreement(3, 1, "WEFT_ALLTOALL_CHUNK_BYTES=4K",
+                            "WEFT_ALLTOALL_CHUNK_BYTES is 4096 on rank 1 but 8388608 on rank 0");
+}
+
+// The backend's own must-match variable (UCX: an algorithm switch of the plugin's table), or
+// for Gloo, which declares none, the host's op mask.
+TEST(FaultTest, BackendSettingDisagreementFailsFastEverywhere) {
+  if (Backend() == "ucx") {
+    ExpectSettingDisagreement(3, 2, "WEFT_UCX_ALLGATHER_DIRECT=no",
+                              "WEFT_UCX_ALLGATHER_DIRECT is 0 on rank 2 but 1 on rank 0");
+  } else {
+    ExpectSettingDisagreement(
+        3, 2, "WEFT_BACKEND_DISABLE_OPS=barrier",
+        "WEFT_BACKEND_DISABLE_OPS is barrier on rank 2 but (unset) on rank 0");
   }
 }
 

@@ -51,10 +51,12 @@ typedef struct weft_context_options {
  * match winning: explicit options, WEFT_RANK/WEFT_WORLD_SIZE/WEFT_STORE, torchrun, Open MPI /
  * PMI, Slurm, a single process. Rank 0 hosts the store. Blocks until every rank has joined and
  * the world communicator is connected, or the connect deadline.
- * Errors: INVALID_ARGUMENT (bad options or environment, naming the variable),
- * NOT_AVAILABLE (no store address, no plugin), VERSION_MISMATCH (plugin built for another
- * ABI), INVALID_USAGE (inconsistent world: a duplicate rank or a disagreeing world size, on
- * every rank, naming the ranks), TIMEOUT, PEER_FAILURE. */
+ * Errors: INVALID_ARGUMENT (bad options or environment, naming the variable: every WEFT_*
+ * variable of libweft and of the plugin is checked, docs/parameters.md), NOT_AVAILABLE (no
+ * store address, no plugin), VERSION_MISMATCH (plugin built for another ABI), INVALID_USAGE
+ * (inconsistent world: a duplicate rank, a disagreeing world size or a must-match variable
+ * that differs from rank 0's, on every rank, naming the ranks and values), TIMEOUT,
+ * PEER_FAILURE. */
 WEFT_API weft_status_t weft_context_create(const weft_context_options_t* opts,
                                            weft_context_t** ctx);
 
