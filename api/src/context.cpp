@@ -9,6 +9,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/env/launch_env.hpp"
+#include "backends/host/plugin_loader.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 
@@ -165,11 +166,14 @@ Status Context::Rendezvous() {
 
 Status Context::LoadBackend(const weft_context_options_t* opts) {
   std::string name;
+  const char* source = "opts->backend";
   if (opts && opts->backend) name = opts->backend;
   if (name.empty()) {
     const char* env = std::getenv("WEFT_BACKEND");
+    source = "WEFT_BACKEND";
     name = env && *env ? env : (world_size_ > 1 ? "gloo" : "self");
   }
+  WEFT_RETURN_IF_ERROR(backends::CheckPluginName(name, source));
   const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
   WEFT_ASSIGN_OR_RETURN(auto plugin, backends::LoadBackendPlugin(name, disabled ? disabled : ""));
   backends::Backend::Args args{rank_,       world_size_, local_rank_, local_world_size_,

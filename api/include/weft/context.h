@@ -24,7 +24,10 @@ typedef struct weft_context_options {
   int32_t store_port; /* -1: from the environment */
   const char* store_host; /* NULL: from the environment */
   /* A backend name ("gloo", "ucx", "self") or a plugin path; NULL: WEFT_BACKEND, else gloo
-   * when the world has more than one rank and self otherwise. */
+   * when the world has more than one rank and self otherwise. A name holds at most 64 letters,
+   * digits, '_', '-' and '.'; a path (any value with a '/') at most PATH_MAX - 1 bytes, each
+   * component at most NAME_MAX, and no control characters. Otherwise INVALID_ARGUMENT naming
+   * opts->backend or WEFT_BACKEND and the limit. */
   const char* backend;
   /* Default deadline of every operation; 0: WEFT_TIMEOUT_MS, else 300000 (5 minutes). */
   int64_t timeout_ms;
