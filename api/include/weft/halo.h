@@ -15,7 +15,9 @@
  * Buffers: `local` holds this rank's block of the layout (weft_layout_local_shape) and `padded`
  * its window (weft_halo_padded_shape), as DLTensors of the layout's dtype on the CPU (or CUDA
  * host memory), any non-negative strides that stay inside the tensor (NULL: row-major); the
- * written tensor must not have overlapping elements nor overlap the read one.
+ * written tensor must not have overlapping elements nor overlap the read one. The bytes the
+ * strides reach from data + byte_offset must fit in 2^63 and lie below 2^56 (past any 64-bit
+ * Linux user address); otherwise WEFT_ERR_INVALID_ARGUMENT naming the stride or byte_offset.
  */
 #ifndef WEFT_HALO_H_
 #define WEFT_HALO_H_

@@ -12,7 +12,9 @@
  * Buffers: `in` holds this rank's block of src and `out` its block of dst, as DLTensors with
  * exactly the local shape (weft_layout_local_shape) and the layout's dtype, on the CPU (or CUDA
  * host memory). Strides may be anything non-negative that stays inside the tensor (NULL:
- * row-major); `out` must not have overlapping elements and must not overlap `in`. On a rank
+ * row-major); `out` must not have overlapping elements and must not overlap `in`. The bytes the
+ * strides reach from data + byte_offset must fit in 2^63 and lie below 2^56 (past any 64-bit
+ * Linux user address), else WEFT_ERR_INVALID_ARGUMENT naming the stride or byte_offset. On a rank
  * outside the mesh, in and out may be NULL and the call does nothing (cross-mesh plans: in is
  * NULL outside the source mesh, out outside the destination mesh).
  */
