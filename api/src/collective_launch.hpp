@@ -33,7 +33,9 @@ struct GroupInfo {
 namespace detail {
 // A call between resolving its group and running its op.
 struct Launching {
-  Context* ctx = nullptr;
+  // Out of line: it keeps the release of `ctx` out of every call's inlined body.
+  ~Launching();
+  Ref<Context> ctx;  // the call's reference: the context stays alive until it returns
   GroupInfo group;
   std::chrono::steady_clock::time_point deadline;
 };

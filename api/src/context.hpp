@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "api/src/handle_ref.hpp"
+#include "api/src/posted_requests.hpp"
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
@@ -85,6 +87,8 @@ class Context {
 
   // weft_redistribute's plan cache, created on first use, destroyed with the context.
   PlanCache& plan_cache();
+  // Requests posted with work handles, orphaned when the context leaves.
+  PostedRequests& posted() { return posted_; }
 
  private:
   Context() = default;
@@ -161,6 +165,7 @@ class Context {
 
   std::mutex plan_cache_mu_;
   std::unique_ptr<PlanCache> plan_cache_;
+  PostedRequests posted_;
 
   mutable std::mutex error_mu_;
   std::condition_variable failed_cv_;  // notified when failed_ becomes true
@@ -169,8 +174,11 @@ class Context {
   std::atomic<bool> failed_{false};
 };
 
-}  // namespace weft::api
-
-struct weft_context {
-  std::unique_ptr<weft::api::Context> impl;
+// A weft_context_t names a Context.
+template <>
+struct HandleTraits<weft_context> {
+  using Object = Context;
+  static constexpr HandleKind kKind = HandleKind::kContext;
 };
+
+}  // namespace weft::api

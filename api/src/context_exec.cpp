@@ -175,6 +175,7 @@ Status Context::Leave() {
     result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
     if (!result.ok() && !sticky_error().ok()) result = sticky_error();
   }
+  posted_.OrphanAll();  // while the backend their requests live in is still there
   last_comm_ = nullptr;
   world_comm_.store(nullptr);
   comms_.clear();

@@ -117,23 +117,23 @@ weft::Result<halo::HaloSpec> ToSpec(const weft_halo_desc_t* desc,
 Status CreateHalo(const weft_layout_t* layout, const weft_halo_desc_t* desc,
                   const weft_plan_options_t* opts, weft_plan_t** plan) {
   WEFT_REQUIRE(plan);
-  WEFT_REQUIRE(layout);
+  WEFT_USE(l, layout);
   WEFT_REQUIRE(desc);
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*layout->layout, opts, "layout"));
-  WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *layout->layout));
-  WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(layout->layout, std::move(spec), rank));
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*l->layout, opts, "layout"));
+  WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *l->layout));
+  WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(l->layout, std::move(spec), rank));
   auto shared = std::make_shared<weft::api::HaloShared>();
   shared->plan = std::move(p);
   shared->ws = std::make_shared<halo::HaloWorkspace>();
   shared->busy = std::make_shared<std::atomic<bool>>(false);
-  *plan = std::make_unique<weft_plan>(weft_plan{{}, std::move(shared)}).release();
-  return Status::Ok();
+  return weft::api::PublishTo(
+      std::make_unique<weft::api::PlanObject>(weft::api::PlanObject{{}, std::move(shared)}), plan);
 }
 
 Status PaddedShape(const weft_plan_t* plan, int32_t rank, int64_t* shape, int64_t* origin) {
-  WEFT_REQUIRE(plan);
-  if (!plan->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
-  const halo::HaloPlan& p = *plan->halo->plan;
+  WEFT_USE(obj, plan);
+  if (!obj->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
+  const halo::HaloPlan& p = *obj->halo->plan;
   if (rank == -1) rank = p.rank();
   weft::placement::Coord c{};
   if (rank < 0 || !p.layout().mesh().Coordinate(rank, c.data()))

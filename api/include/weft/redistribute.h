@@ -113,7 +113,9 @@ WEFT_API weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, si
 /* Fills stats (struct_size set by WEFT_PLAN_STATS_INIT) for the plan's rank. */
 WEFT_API weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats);
 
-/* Releases the plan; an execution in flight keeps what it needs alive. NULL is accepted. */
+/* Releases the plan (redistribute or halo); an execution in flight keeps what it needs alive,
+ * and a weft_plan_execute another thread is in with it finishes normally (weft/types.h).
+ * NULL is accepted; a destroyed or foreign plan gives WEFT_ERR_INVALID_ARGUMENT. */
 WEFT_API weft_status_t weft_plan_destroy(weft_plan_t* plan);
 
 /* One-shot: plans (or finds in a bounded, thread-safe per-process cache keyed by the two
