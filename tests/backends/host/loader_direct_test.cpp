@@ -88,5 +88,23 @@ TEST_F(LoaderDirect, FutureVersionIsRefusedBeforeAnythingIsCalled) {
   EXPECT_EQ(plugin.status().code(), weft::Code::kVersionMismatch);
 }
 
+// Names and paths the file system cannot look up are refused by the loader itself, naming the
+// limit (no std::filesystem exception text), and an over-long search directory is reported
+// among the places tried.
+TEST_F(LoaderDirect, NamesBeyondTheLimitsAreInvalidArguments) {
+  for (const std::string& bad : {std::string(5000, 'a'), "/tmp/" + std::string(5000, 'a'),
+                                 "/tmp/" + std::string(256, 'a'), std::string("a b")}) {
+    auto plugin = LoadBackendPlugin(bad, "");
+    ASSERT_FALSE(plugin.ok());
+    EXPECT_EQ(plugin.status().code(), weft::Code::kInvalidArgument) << plugin.status().message();
+    EXPECT_EQ(plugin.status().message().find("filesystem"), std::string::npos)
+        << plugin.status().message();
+  }
+  ScopedEnv path("WEFT_PLUGIN_PATH", "/tmp/" + std::string(5000, 'd'));
+  auto plugin = LoadBackendPlugin("nosuchbackend", "");
+  ASSERT_FALSE(plugin.ok());
+  EXPECT_EQ(plugin.status().code(), weft::Code::kNotAvailable) << plugin.status().message();
+}
+
 }  // namespace
 }  // namespace loader_test
