@@ -11,6 +11,7 @@
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
 #include "api/src/plan_handle.hpp"
+#include "common/params.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/search.hpp"
 
@@ -68,16 +69,8 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
 }
 
 Result<int64_t> ExtraBytesCapFromEnv() {
-  constexpr const char* kName = "WEFT_PLAN_EXTRA_BYTES_CAP";
-  const char* v = std::getenv(kName);
-  if (v == nullptr) return planner::kDefaultExtraBytesCap;
-  int64_t cap = 0;
-  const char* end = v + std::strlen(v);
-  const auto [at, err] = std::from_chars(v, end, cap);
-  if (*v == '\0' || err != std::errc() || at != end || cap < 0)
-    return InvalidArgument(std::string(kName) + " is '" + v +
-                           "' but must be a decimal number of bytes >= 0");
-  return cap;
+  WEFT_ASSIGN_OR_RETURN(param::Value cap, params::GetFresh("WEFT_PLAN_EXTRA_BYTES_CAP"));
+  return cap.number;
 }
 
 Result<int64_t> PlanExtraBytesCap(const weft_plan_options_t* opts) {
