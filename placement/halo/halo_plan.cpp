@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "common/fnv1a.hpp"
 #include "placement/halo/dim_segments.hpp"
 
 namespace weft::placement::halo {
@@ -144,12 +145,6 @@ Box Readable(const Geometry& g, const int64_t* coord, const std::vector<int32_t>
   return r;
 }
 
-uint64_t Fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 // What one transport gives this rank, and what it costs all ranks.
 struct Candidate {
   std::vector<Phase> phases;
@@ -267,25 +262,16 @@ Result<std::shared_ptr<const HaloPlan>> HaloPlan::Create(LayoutPtr layout, HaloS
   p->phases_ = std::move(cand[t == Transport::kPhases ? 1 : 0].phases);
   if (!p->in_mesh_) p->phases_.clear();
 
-  const std::string text = g.layout().Describe();
-  uint64_t h = Fnv1a(14695981039346656037ull, text.data(), text.size());
+  weft::Fnv1a h;
+  h.Text(g.layout().Describe());
   const HaloSpec& s = g.spec();
   for (const DimSpec& d : s.dims) {
-    const int64_t v[7] = {d.dim,
-                          static_cast<int64_t>(d.lo_rule),
-                          static_cast<int64_t>(d.hi_rule),
-                          d.lo,
-                          d.hi,
-                          d.pad_lo,
-                          d.pad_hi};
-    h = Fnv1a(h, v, sizeof(v));
-    h = Fnv1a(h, d.windows.data(), d.windows.size() * sizeof(int64_t));
+    h.Int(d.dim).Int(static_cast<int64_t>(d.lo_rule)).Int(static_cast<int64_t>(d.hi_rule));
+    h.Int(d.lo).Int(d.hi).Int(d.pad_lo).Int(d.pad_hi).Ints(d.windows);
   }
-  const int64_t tail[3] = {static_cast<int64_t>(s.stencil), static_cast<int64_t>(t),
-                           s.deterministic ? 1 : 0};
-  h = Fnv1a(h, tail, sizeof(tail));
-  h = Fnv1a(h, &s.constant, sizeof(s.constant));
-  p->fingerprint_ = h;
+  h.Int(static_cast<int64_t>(s.stencil)).Int(static_cast<int64_t>(t)).Int(s.deterministic ? 1 : 0);
+  h.Bytes(&s.constant, sizeof(s.constant));
+  p->fingerprint_ = h.value();
   return std::shared_ptr<const HaloPlan>(std::move(p));
 }
 
