@@ -33,6 +33,55 @@ std::vector<int32_t> WindowedDims(const Geometry& g) {
   return w;
 }
 
+// Calls fn(kind, phase, region, owner position) for every box of the product of per-dim
+// segment lists, last dim fastest; `only` (>= 0) is the one dim whose piece decides the owner
+// (a phase's), -1: every dim outside the owned block does.
+template <class Fn>
+void ForEachBox(const Geometry& g, const int64_t* coord,
+                const std::vector<std::vector<DimSeg>>& segs, int32_t phase, int32_t only,
+                Fn&& fn) {
+  const Mesh& mesh = g.layout().mesh();
+  const int32_t nd = g.layout().ndim();
+  const bool star = g.spec().stencil == Stencil::kStar;
+  for (const auto& s : segs)
+    if (s.empty()) return;
+  std::vector<size_t> at(static_cast<size_t>(nd), 0);
+  while (true) {
+    Region r;
+    r.dst.ndim = r.src.ndim = nd;
+    int32_t outside = 0;
+    bool constant = false;
+    Coord oc{};
+    std::copy(coord, coord + mesh.ndim(), oc.begin());
+    for (int32_t d = 0; d < nd; ++d) {
+      const DimSeg& s = segs[static_cast<size_t>(d)][at[static_cast<size_t>(d)]];
+      r.dst.offset[d] = s.dst;
+      r.dst.shape[d] = s.len;
+      r.src.offset[d] = s.src;
+      r.src.shape[d] = s.src_len();
+      r.step[static_cast<size_t>(d)] = s.step;
+      outside += s.owned ? 0 : 1;
+      constant = constant || s.constant;
+      if (!s.owned && !s.constant && (only < 0 || only == d)) g.SetPiece(d, s.piece, oc.data());
+    }
+    Kind k = Kind::kTransfer;
+    if (only < 0 && outside == 0)
+      k = Kind::kInterior;
+    else if (only < 0 && star && outside >= 2)
+      k = Kind::kSkipped;
+    else if (constant)
+      k = Kind::kConstant;
+    fn(k, phase, r, PositionOf(mesh, oc.data()));
+    int32_t d = nd - 1;
+    for (; d >= 0; --d) {
+      auto& i = at[static_cast<size_t>(d)];
+      if (++i < segs[static_cast<size_t>(d)].size()) break;
+      i = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
 // Calls fn(kind, phase, region, owner position) for every box of the window of the rank at
 // `coord`, in a fixed order that every rank reproduces. NEIGHBOR (phases = false) reports the
 // interior, star-skipped, constant and transfer boxes of its one phase; PHASES reports, per
@@ -40,7 +89,6 @@ std::vector<int32_t> WindowedDims(const Geometry& g) {
 template <class Fn>
 void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) {
   const Layout& l = g.layout();
-  const Mesh& mesh = l.mesh();
   const int32_t nd = l.ndim();
   const Box owned = g.Owned(coord), win = g.Window(coord);
   if (win.Empty()) return;
@@ -57,49 +105,8 @@ void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) 
                                             l.shape()[d], s.lo_rule, s.hi_rule, g.pieces(d));
   }
   const bool star = g.spec().stencil == Stencil::kStar;
-  // Walks the product of per-dim segment lists; `set_owner` picks the dims whose pieces decide
-  // the owner.
-  auto product = [&](const std::vector<std::vector<DimSeg>>& segs, int32_t phase, int32_t only) {
-    for (const auto& s : segs)
-      if (s.empty()) return;
-    std::vector<size_t> at(static_cast<size_t>(nd), 0);
-    while (true) {
-      Region r;
-      r.dst.ndim = r.src.ndim = nd;
-      int32_t outside = 0;
-      bool constant = false;
-      Coord oc{};
-      std::copy(coord, coord + mesh.ndim(), oc.begin());
-      for (int32_t d = 0; d < nd; ++d) {
-        const DimSeg& s = segs[static_cast<size_t>(d)][at[static_cast<size_t>(d)]];
-        r.dst.offset[d] = s.dst;
-        r.dst.shape[d] = s.len;
-        r.src.offset[d] = s.src;
-        r.src.shape[d] = s.src_len();
-        r.step[static_cast<size_t>(d)] = s.step;
-        outside += s.owned ? 0 : 1;
-        constant = constant || s.constant;
-        if (!s.owned && !s.constant && (only < 0 || only == d)) g.SetPiece(d, s.piece, oc.data());
-      }
-      Kind k = Kind::kTransfer;
-      if (only < 0 && outside == 0)
-        k = Kind::kInterior;
-      else if (only < 0 && star && outside >= 2)
-        k = Kind::kSkipped;
-      else if (constant)
-        k = Kind::kConstant;
-      fn(k, phase, r, PositionOf(mesh, oc.data()));
-      int32_t d = nd - 1;
-      for (; d >= 0; --d) {
-        auto& i = at[static_cast<size_t>(d)];
-        if (++i < segs[static_cast<size_t>(d)].size()) break;
-        i = 0;
-      }
-      if (d < 0) return;
-    }
-  };
   if (!phases) {
-    product(full, 0, -1);
+    ForEachBox(g, coord, full, 0, -1, fn);
     return;
   }
   const std::vector<int32_t> wd = WindowedDims(g);
@@ -126,7 +133,7 @@ void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) 
         s = owned_only(f);
       }
     }
-    product(segs, static_cast<int32_t>(k), wd[k]);
+    ForEachBox(g, coord, segs, static_cast<int32_t>(k), wd[k], fn);
   }
 }
 
