@@ -29,8 +29,7 @@ std::string Identity() {
 }  // namespace
 
 Clock::time_point Context::Deadline(int64_t ms) const {
-  if (ms < 0) return Clock::time_point::max();
-  return DeadlineAfter(ms);
+  return DeadlineFromTimeoutMs(ms);
 }
 
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
