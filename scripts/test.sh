@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command, and what CI runs: installs the dependencies, then
+#  0. checks that every C/C++ file is clang-formatted (scripts/check-format.sh),
 #  1. a RelWithDebInfo + AddressSanitizer + UndefinedBehaviorSanitizer build that runs every
 #     test (ctest: unit, ABI, multi-process conformance and fault tests),
-#  2. a Release build of the tools, examples and benchmarks with a smoke run of each,
+#  2. the default configuration (`cmake -S . -B build`: RelWithDebInfo, everything on), so that
+#     a newcomer's first configure builds with -Werror too, with a smoke run of the tools,
+#     examples and benchmarks,
 #  3. the libFuzzer target of placement/ for a bounded time (clang, placement/ only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +14,9 @@ JOBS=${JOBS:-2}
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 start=$(date +%s)
 stamp() { echo "== $1 ($(( $(date +%s) - start )) s)"; }
+
+stamp "format"
+bash scripts/check-format.sh
 
 stamp "sanitizer build"
 # Line tables only (-g1): sanitizer reports keep file:line, and the build is about a quarter
@@ -27,21 +33,21 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir build/asan --output-on-failure -j"$JOBS" --timeout 600
 
-stamp "release build"
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release -DWEFT_BUILD_TESTS=OFF >/dev/null
-ninja -C build/release -j"$JOBS"
+stamp "default build"
+cmake -S . -B build/default -G Ninja >/dev/null
+ninja -C build/default -j"$JOBS"
 stamp "smoke runs"
-build/release/examples/layout_explain >/dev/null
-build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/allreduce_demo
-build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/domain_conv \
+build/default/examples/layout_explain >/dev/null
+build/default/tools/weftrun/weftrun -n 4 --backend gloo build/default/examples/allreduce_demo
+build/default/tools/weftrun/weftrun -n 4 --backend gloo build/default/examples/domain_conv \
   --size 128x96 --iters 1 >/dev/null
-build/release/tools/weftrun/weftrun -n 4 --backend gloo build/release/examples/domain_conv \
+build/default/tools/weftrun/weftrun -n 4 --backend gloo build/default/examples/domain_conv \
   --size 125x98 --channels 3 --kernel 4 --stride 2 --iters 1 >/dev/null
 echo "smoke: domain_conv ok"
-build/release/tools/weftrun/weftrun -n 2 --backend gloo build/release/tools/collbench/collbench \
+build/default/tools/weftrun/weftrun -n 2 --backend gloo build/default/tools/collbench/collbench \
   -b 1K -e 1M -f 32 -n 2 -w 1 -c 1 --raw gloo >/dev/null
 echo "smoke: collbench ok"
-for b in build/release/bench/*_bench; do
+for b in build/default/bench/*_bench; do
   "$b" --benchmark_min_time=0.01 >/dev/null
   echo "smoke: $(basename "$b") ok"
 done
