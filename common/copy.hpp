@@ -11,7 +11,7 @@
 // (an Intel Xeon VM: 64 KiB 1.10 vs 1.16 us), and there the workaround only costs (single copy
 // used to read such messages through a scratch buffer: a second copy of every byte), so
 // whether this processor suffers is measured once, on first use.
-// Header-only and self-contained, so that backend plugins use it too.
+// Header-only (with the header-only parameter declarations), so that backend plugins use it too.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +24,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+#include "common/copy_param.hpp"
+#include "common/param_parse.hpp"
 
 namespace weft {
 
@@ -58,9 +61,10 @@ inline double RepMovsbMicros(char* buf, size_t skew) {
 inline bool SkewSlowsCopies() {
 #if defined(__x86_64__)
   static const bool slow = [] {
-    if (const char* e = std::getenv("WEFT_COPY_SKEW_SLOW");
-        e != nullptr && (*e == '0' || *e == '1'))
-      return *e == '1';
+    // Read here, in whichever module runs this (libweft or a plugin), through the declaration
+    // libweft checks at context creation, which fails there if the text is malformed.
+    if (const param::Parsed p = param::Read(params::kCopySkewSlowParam); p.ok() && p.value.set)
+      return p.value.number == 1;
     constexpr size_t kSize = 3 * (16 << 10) + 4096;
     char* buf = static_cast<char*>(std::aligned_alloc(4096, kSize));
     if (buf == nullptr) return true;  // the workaround is correct either way

@@ -2,10 +2,11 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include "common/params.hpp"
 
 namespace weft::log {
 namespace {
@@ -14,9 +15,12 @@ std::shared_ptr<spdlog::logger> Make() {
   // stderr: stdout belongs to the application (and to collbench's tables).
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   auto logger = std::make_shared<spdlog::logger>("weft", sink);
-  const char* level = std::getenv("WEFT_LOG_LEVEL");
-  logger->set_level(level ? spdlog::level::from_str(level) : spdlog::level::warn);
+  // A malformed level falls back to warn here and fails weft_context_create (params::Check);
+  // a program that creates no context is told on the log itself.
+  const param::Value level = params::ValueOrDefault("WEFT_LOG_LEVEL");
+  logger->set_level(spdlog::level::from_str(level.text));
   logger->set_pattern("[weft] [%l] %v");
+  if (auto v = params::Get("WEFT_LOG_LEVEL"); !v.ok()) logger->warn("{}", v.status().message());
   return logger;
 }
 

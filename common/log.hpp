@@ -1,5 +1,6 @@
 // Logging through spdlog: one logger per process, level from WEFT_LOG_LEVEL (trace, debug,
-// info, warn, error, off; default warn), every line tagged with the world rank once known.
+// info, warn, error, critical, off, or spdlog's warning and err; default warn), every line
+// tagged with the world rank once known.
 #pragma once
 
 #include <spdlog/spdlog.h>

@@ -13,6 +13,7 @@ PACKAGES=(
   libdlpack-dev
   libgloo-dev
   libucx-dev ucx-utils
+  libssl-dev
   binutils
 )
 

@@ -91,14 +91,14 @@ Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_d
                     const std::function<Result<PostOp>(const GroupInfo&)>& prepare) {
   struct Posted {
     backends::Communicator* comm = nullptr;
-    std::unique_ptr<backends::Communicator::Request> req;
+    std::unique_ptr<PostedP2p> p2p;
     backends::OpArgs args;
   };
   auto posted = std::make_shared<Posted>();
   auto as_comm_op = [&](const GroupInfo& g) -> Result<CommOp> {
     WEFT_ASSIGN_OR_RETURN(PostOp post, prepare(g));
     return CommOp([posted, post](backends::Communicator& c, const backends::OpArgs& a) {
-      WEFT_ASSIGN_OR_RETURN(posted->req, post(c, a));
+      WEFT_ASSIGN_OR_RETURN(posted->p2p, post(c, a));
       posted->comm = &c;
       posted->args = a;
       return Status::Ok();
@@ -109,7 +109,7 @@ Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_d
   Context* c = ctx->impl.get();
   state->Delegate([posted, c](int64_t timeout_ms) -> Status {
     Status s = c->sticky_error();
-    if (s.ok()) s = posted->comm->WaitOne(*posted->req, timeout_ms, posted->args);
+    if (s.ok()) s = c->Explain(posted->p2p->Wait(*posted->comm, timeout_ms, posted->args));
     return s;
   });
   *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "api/src/context.hpp"
+#include "api/src/p2p_check.hpp"
 #include "common/inline_function.hpp"
 #include "weft/collectives.h"
 
@@ -56,11 +57,11 @@ Status Launch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, vo
   return detail::FinishLaunch(l, prepare(group), stream, device, work);
 }
 
-// Point-to-point with a work handle: the request is posted in issue order on this thread and
-// the work completes with the backend's request, so a receive posted before a send cannot
-// hold the send back. `post` returns the posted request.
-using PostOp = std::function<Result<std::unique_ptr<backends::Communicator::Request>>(
-    backends::Communicator&, const backends::OpArgs&)>;
+// Point-to-point with a work handle: the requests are posted in issue order on this thread and
+// the work completes with them, so a receive posted before a send cannot hold the send back.
+// `post` posts them (p2p_check.hpp).
+using PostOp = std::function<Result<std::unique_ptr<PostedP2p>>(backends::Communicator&,
+                                                                const backends::OpArgs&)>;
 Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
                     const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
                     const std::function<Result<PostOp>(const GroupInfo&)>& prepare);

@@ -1,10 +1,13 @@
-// extern "C" layer for the collectives and point-to-point calls: argument checks per call,
-// then Launch (collective_launch.cpp) does the rest.
+// extern "C" layer for the collectives: argument checks per call, then Launch
+// (collective_launch.cpp) does the rest; on the communicator each op first runs the
+// cross-rank check of its arguments (collective_check.hpp) when the policy asks for it.
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "api/src/buffer_check.hpp"
+#include "api/src/collective_check.hpp"
 #include "api/src/collective_launch.hpp"
 #include "api/src/guard.hpp"
 
@@ -13,10 +16,14 @@ using weft::Result;
 using weft::Status;
 using weft::api::Buffer;
 using weft::api::CheckBuffer;
+using weft::api::CheckCollective;
+using weft::api::CheckPolicy;
 using weft::api::CommOp;
 using weft::api::GroupInfo;
 using weft::api::Guard;
 using weft::api::Launch;
+using weft::api::check::Call;
+using weft::api::check::Kind;
 using weft::backends::Communicator;
 using weft::backends::OpArgs;
 
@@ -84,39 +91,41 @@ Result<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> Counts(
 
 DLDevice Dev(const DLTensor* t) { return t ? t->device : DLDevice{kDLCPU, 0}; }
 
-enum class Direction { kSend, kRecv };
+// The context's check policy; the context was validated before `prepare` runs.
+const CheckPolicy* Policy(weft_context_t* ctx) { return &ctx->impl->check_policy(); }
 
-// weft_send and weft_recv differ only in the communicator call: the checks, the blocking path
-// and the posted (work) path are shared here.
-Status PointToPoint(Direction dir, weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
-                    const DLTensor* buf, int32_t peer, int64_t tag, void* stream,
-                    const weft_call_options_t* opts, weft_work_t** work) {
-  auto check = [&](const GroupInfo& g) -> Result<Buffer> {
-    if (peer < 0 || peer >= g.size())
-      return InvalidArgument("peer is " + Str(peer) + " but the group has " + Str(g.size()) +
-                             " members");
-    if (tag < 0 || tag > INT32_MAX)
-      return InvalidArgument("tag is " + Str(tag) + " but must be 0..2^31-1");
-    return CheckBuffer(buf, "buf");
-  };
-  if (work)
-    return weft::api::LaunchPosted(
-        ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
-        [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
-          WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-          return weft::api::PostOp([b, peer, tag, dir](Communicator& c, const OpArgs& a) {
-            return dir == Direction::kSend ? c.PostSend(b.data, b.bytes(), peer, tag, a)
-                                           : c.PostRecv(b.data, b.bytes(), peer, tag, a);
-          });
-        });
-  return Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, Dev(buf),
-                [&](const GroupInfo& g) -> Result<CommOp> {
-                  WEFT_ASSIGN_OR_RETURN(Buffer b, check(g));
-                  return CommOp([b, peer, tag, dir](Communicator& c, const OpArgs& a) {
-                    return dir == Direction::kSend ? c.Send(b.data, b.numel, b.dtype, peer, tag, a)
-                                                   : c.Recv(b.data, b.numel, b.dtype, peer, tag, a);
-                  });
-                });
+// What this rank passed, for the cross-rank check: `count` as check::Call defines it, `bytes`
+// this rank's data (for the size threshold), send and recv the buffers a small operation is
+// carried in (collective_fused.hpp).
+Call Args(Kind kind, weft::DType t, uint64_t count, uint64_t bytes, const void* send = nullptr,
+          void* recv = nullptr) {
+  Call c;
+  c.kind = kind;
+  c.dtype = t;
+  c.count = count;
+  c.bytes = bytes;
+  c.send = send;
+  c.recv = recv;
+  return c;
+}
+
+Call WithOp(Call c, weft::ReduceOp op) {
+  c.op = static_cast<int32_t>(op);
+  return c;
+}
+
+// Numbers the call and checks it when the policy says so (the Call is built only then: this
+// runs on every call), then runs `op` unless the check's exchange carried the whole operation.
+template <typename MakeCall, typename Op>
+Status Checked(Communicator& c, const OpArgs& a, const CheckPolicy& pol, uint64_t bytes,
+               MakeCall&& make_call, Op&& op) {
+  const uint64_t seq = c.NextUserCall();
+  if (weft::api::WillCheck(c, pol, bytes)) [[unlikely]] {
+    bool done = false;
+    WEFT_RETURN_IF_ERROR(CheckCollective(c, a, make_call(), seq, &done));
+    if (done) return Status::Ok();
+  }
+  return op();  // one return of op's Status: returned in place, not moved
 }
 
 }  // namespace
@@ -127,33 +136,47 @@ weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                              const DLTensor* send, DLTensor* recv, int32_t op,
                              WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo&) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
-                    WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-                    return CommOp([b, o](Communicator& c, const OpArgs& a) {
-                      return c.Allreduce(b.first.data, b.second.data, b.first.numel, b.first.dtype,
-                                         o, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo&) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
+          WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            auto call = [&] {
+              return WithOp(
+                  Args(Kind::kAllreduce, in.dtype, in.numel, in.bytes(), in.data, out.data), o);
+            };
+            return Checked(c, a, *pol, in.bytes(), call, [&] {
+              return c.Allreduce(in.data, out.data, in.numel, in.dtype, o, a);
+            });
+          });
+        });
   });
 }
 
 weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                              const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
-                      return "allgather over " + Str(g.size()) + " ranks";
-                    }));
-                    return CommOp([b](Communicator& c, const OpArgs& a) {
-                      return c.Allgather(b.first.data, b.second.data, b.first.numel, b.first.dtype,
-                                         a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
+            return "allgather over " + Str(g.size()) + " ranks";
+          }));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            auto call = [&] {
+              return Args(Kind::kAllgather, in.dtype, in.numel, out.bytes(), in.data, out.data);
+            };
+            return Checked(c, a, *pol, out.bytes(), call,
+                           [&] { return c.Allgather(in.data, out.data, in.numel, in.dtype, a); });
+          });
+        });
   });
 }
 
@@ -169,9 +192,18 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
                                                 "recv_counts", "recv_displs", "recv"));
           WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", cd.first[g.index],
                                       [&] { return "recv_counts[" + Str(g.index) + "]"; }));
-          return CommOp([b, cd](Communicator& c, const OpArgs& a) {
-            return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
-                                b.first.dtype, a);
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, cd, pol](Communicator& c, const OpArgs& a) {
+            // The own send count differs by design; recv_counts must agree.
+            auto call = [&] {
+              Call x = Args(Kind::kAllgatherv, b.first.dtype, 0, b.second.bytes());
+              x.counts = cd.first;
+              return x;
+            };
+            return Checked(c, a, *pol, b.second.bytes(), call, [&] {
+              return c.Allgatherv(b.first.data, b.first.numel, b.second.data, cd.first, cd.second,
+                                  b.first.dtype, a);
+            });
           });
         });
   });
@@ -188,9 +220,17 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, 
                       return "reduce_scatter over " + Str(g.size()) + " ranks";
                     }));
                     WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-                    return CommOp([b, o](Communicator& c, const OpArgs& a) {
-                      return c.ReduceScatter(b.first.data, b.second.data, b.second.numel,
-                                             b.first.dtype, o, a);
+                    const CheckPolicy* pol = Policy(ctx);
+                    return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
+                      const auto& [in, out] = b;
+                      auto call = [&] {
+                        return WithOp(Args(Kind::kReduceScatter, in.dtype, out.numel, in.bytes(),
+                                           in.data, out.data),
+                                      o);
+                      };
+                      return Checked(c, a, *pol, in.bytes(), call, [&] {
+                        return c.ReduceScatter(in.data, out.data, out.numel, in.dtype, o, a);
+                      });
                     });
                   });
   });
@@ -212,8 +252,16 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
           WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", cd.first[g.index],
                                       [&] { return "counts[" + Str(g.index) + "]"; }));
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-          return CommOp([b, cd, o](Communicator& c, const OpArgs& a) {
-            return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, cd, o, pol](Communicator& c, const OpArgs& a) {
+            auto call = [&] {
+              Call x = WithOp(Args(Kind::kReduceScatterv, b.first.dtype, 0, b.first.bytes()), o);
+              x.counts = cd.first;
+              return x;
+            };
+            return Checked(c, a, *pol, b.first.bytes(), call, [&] {
+              return c.ReduceScatterv(b.first.data, b.second.data, cd.first, b.first.dtype, o, a);
+            });
           });
         });
   });
@@ -222,21 +270,27 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
 weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                             const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
-                    if (b.first.data == b.second.data && b.first.numel > 0)
-                      return InvalidArgument("alltoall has no in-place form: send is recv");
-                    WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "alltoall"));
-                    if (b.first.numel % g.size() != 0)
-                      return InvalidArgument("send has " + Str(b.first.numel) +
-                                             " elements, not a multiple of the group size " +
-                                             Str(g.size()));
-                    const uint64_t per = b.first.numel / g.size();
-                    return CommOp([b, per](Communicator& c, const OpArgs& a) {
-                      return c.Alltoall(b.first.data, b.second.data, per, b.first.dtype, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
+          if (b.first.data == b.second.data && b.first.numel > 0)
+            return InvalidArgument("alltoall has no in-place form: send is recv");
+          WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "alltoall"));
+          if (b.first.numel % g.size() != 0)
+            return InvalidArgument("send has " + Str(b.first.numel) +
+                                   " elements, not a multiple of the group size " + Str(g.size()));
+          const uint64_t per = b.first.numel / g.size();
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, per, pol](Communicator& c, const OpArgs& a) {
+            const auto& [in, out] = b;
+            auto call = [&] {
+              return Args(Kind::kAlltoall, in.dtype, per, in.bytes(), in.data, out.data);
+            };
+            return Checked(c, a, *pol, in.bytes(), call,
+                           [&] { return c.Alltoall(in.data, out.data, per, in.dtype, a); });
+          });
+        });
   });
 }
 
@@ -255,9 +309,20 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                                                "send_counts", "send_displs", "send"));
           WEFT_ASSIGN_OR_RETURN(auto r, Counts(recv_counts, recv_displs, g.size(), b.second,
                                                "recv_counts", "recv_displs", "recv"));
-          return CommOp([b, s, r](Communicator& c, const OpArgs& a) {
-            return c.Alltoallv(b.first.data, s.first, s.second, b.second.data, r.first, r.second,
-                               b.first.dtype, a);
+          const CheckPolicy* pol = Policy(ctx);
+          const uint64_t bytes = std::max(b.first.bytes(), b.second.bytes());
+          // Captured piecewise: both whole buffers would not fit CommOp.
+          return CommOp([from = b.first.data, to = b.second.data, t = b.first.dtype, bytes, s, r,
+                         pol](Communicator& c, const OpArgs& a) {
+            auto call = [&] {
+              Call x = Args(Kind::kAlltoallv, t, 0, bytes);
+              x.counts = s.first;
+              x.recv_counts = r.first;
+              return x;
+            };
+            return Checked(c, a, *pol, bytes, call, [&] {
+              return c.Alltoallv(from, s.first, s.second, to, r.first, r.second, t, a);
+            });
           });
         });
   });
@@ -266,16 +331,24 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
 weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
                              DLTensor* buf, int32_t root, WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
-    return Launch(ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
-                  [&](const GroupInfo& g) -> Result<CommOp> {
-                    if (root < 0 || root >= g.size())
-                      return InvalidArgument("root is " + Str(root) + " but the group has " +
-                                             Str(g.size()) + " members");
-                    WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
-                    return CommOp([b, root](Communicator& c, const OpArgs& a) {
-                      return c.Broadcast(b.data, b.numel, b.dtype, root, a);
-                    });
-                  });
+    return Launch(
+        ctx, mesh, mesh_dim, stream, opts, work, Dev(buf),
+        [&](const GroupInfo& g) -> Result<CommOp> {
+          if (root < 0 || root >= g.size())
+            return InvalidArgument("root is " + Str(root) + " but the group has " + Str(g.size()) +
+                                   " members");
+          WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
+          const CheckPolicy* pol = Policy(ctx);
+          return CommOp([b, root, pol](Communicator& c, const OpArgs& a) {
+            auto call = [&] {
+              Call x = Args(Kind::kBroadcast, b.dtype, b.numel, b.bytes(), b.data, b.data);
+              x.root = root;
+              return x;
+            };
+            return Checked(c, a, *pol, b.bytes(), call,
+                           [&] { return c.Broadcast(b.data, b.numel, b.dtype, root, a); });
+          });
+        });
   });
 }
 
@@ -284,22 +357,14 @@ weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t
   return Guard(__func__, [&] {
     return Launch(ctx, mesh, mesh_dim, stream, opts, work, DLDevice{kDLCPU, 0},
                   [&](const GroupInfo&) -> Result<CommOp> {
-                    return CommOp([](Communicator& c, const OpArgs& a) { return c.Barrier(a); });
+                    const CheckPolicy* pol = Policy(ctx);
+                    return CommOp([pol](Communicator& c, const OpArgs& a) {
+                      // A checked barrier is done: the check's all-gather waits for everyone.
+                      return Checked(
+                          c, a, *pol, 0, [] { return Args(Kind::kBarrier, weft::DType{}, 0, 0); },
+                          [&] { return c.Barrier(a); });
+                    });
                   });
-  });
-}
-
-weft_status_t weft_send(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
-                        const DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
-  return Guard(__func__, [&] {
-    return PointToPoint(Direction::kSend, ctx, mesh, mesh_dim, buf, peer, tag, stream, opts, work);
-  });
-}
-
-weft_status_t weft_recv(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
-                        DLTensor* buf, int32_t peer, int64_t tag, WEFT_COLLECTIVE_TAIL) {
-  return Guard(__func__, [&] {
-    return PointToPoint(Direction::kRecv, ctx, mesh, mesh_dim, buf, peer, tag, stream, opts, work);
   });
 }
 

@@ -9,6 +9,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/env/launch_env.hpp"
+#include "backends/env/store_settings.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 
@@ -16,14 +17,6 @@ namespace weft::api {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t EnvMs(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const long long ms = std::strtoll(v, &end, 10);
-  return (end && *end == '\0' && ms != 0) ? ms : fallback;
-}
 
 std::string Identity() {
   char host[256] = {};
@@ -41,7 +34,7 @@ Clock::time_point Context::Deadline(int64_t ms) const {
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
   std::unique_ptr<Context> ctx(new Context());
   WEFT_RETURN_IF_ERROR(ctx->Bootstrap(opts));
-  WEFT_RETURN_IF_ERROR(ctx->LoadBackend(opts));
+  WEFT_RETURN_IF_ERROR(ctx->LoadBackend());
   if (ctx->world_size_ > 1) {
     // Connect the world now, so that a broken launch fails here and not in the first op.
     std::vector<int32_t> world(ctx->world_size_);
@@ -62,18 +55,15 @@ Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* o
 }
 
 Status Context::Bootstrap(const weft_context_options_t* opts) {
+  WEFT_ASSIGN_OR_RETURN(check_policy_, ReadCheckPolicy());
   backends::LaunchOptions lo;
   if (opts) {
     lo.rank = opts->rank;
     lo.world_size = opts->world_size;
     lo.store_port = opts->store_port;
     if (opts->store_host) lo.store_host = opts->store_host;
-    if (opts->timeout_ms != 0) timeout_ms_ = opts->timeout_ms;
-    if (opts->connect_timeout_ms != 0) connect_timeout_ms_ = opts->connect_timeout_ms;
   }
-  if (!opts || opts->timeout_ms == 0) timeout_ms_ = EnvMs("WEFT_TIMEOUT_MS", timeout_ms_);
-  if (!opts || opts->connect_timeout_ms == 0)
-    connect_timeout_ms_ = EnvMs("WEFT_CONNECT_TIMEOUT_MS", connect_timeout_ms_);
+  WEFT_RETURN_IF_ERROR(ReadSettings(opts));
   WEFT_ASSIGN_OR_RETURN(backends::LaunchEnv env, backends::DetectLaunchEnv(lo, [](const char* n) {
                           return std::getenv(n);
                         }));
@@ -84,14 +74,10 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   local_rank_ = env.local_rank;
   local_world_size_ = env.local_world_size;
   log::SetRank(rank_);
+  if (!env.ignored.empty()) WEFT_LOG_INFO("launch: {}", env.ignored);
+  WEFT_RETURN_IF_ERROR(OpenBackend(opts));
   if (world_size_ == 1) return Status::Ok();
-  if (env.hosts_store()) {
-    // Bind where the others will connect: every interface unless the address is loopback.
-    const bool loopback = env.store_host.rfind("127.", 0) == 0 || env.store_host == "localhost";
-    WEFT_ASSIGN_OR_RETURN(server_, backends::bootstrap::StoreServer::Start(
-                                       loopback ? "127.0.0.1" : "0.0.0.0", env.store_port));
-  }
-  WEFT_RETURN_IF_ERROR(ConnectStore(env.store_host, env.store_port));
+  WEFT_RETURN_IF_ERROR(StartStore(env.store_host, env.store_port, env.hosts_store()));
   Status s = Rendezvous();
   if (server_ && s.code() == Code::kInvalidUsage) {
     // This store carries "init/error" to the other ranks: keep it up until they have read it
@@ -105,9 +91,30 @@ Status Context::Bootstrap(const weft_context_options_t* opts) {
   return s;
 }
 
-Status Context::ConnectStore(const std::string& host, uint16_t port) {
+// SPEC §8 "Store security": the host rank binds exactly the address the others connect to,
+// and every connection proves it holds the job's secret (docs/design/bootstrap_store.md).
+Status Context::StartStore(const std::string& host, uint16_t port, bool host_it) {
+  namespace bs = backends::bootstrap;
+  WEFT_ASSIGN_OR_RETURN(backends::StoreSettings settings,
+                        backends::ReadStoreSettings([](const char* n) { return std::getenv(n); }));
+  WEFT_ASSIGN_OR_RETURN(bs::StoreSecret secret,
+                        bs::ChooseStoreSecret(settings.token, settings.insecure, host, port));
+  const uint32_t max_message = settings.max_message.value_or(bs::kDefaultMaxMessage);
+  if (host_it) {
+    bs::StoreServer::Options server{host, port, world_size_, secret, {}};
+    server.limits.max_message = max_message;
+    server.limits.max_stored_bytes = settings.max_bytes.value_or(bs::kDefaultMaxStoredBytes);
+    server.limits.max_connections = settings.max_connections.value_or(0);
+    WEFT_ASSIGN_OR_RETURN(server_, bs::StoreServer::Start(server));
+  }
+  return ConnectStore(host, port, secret, max_message);
+}
+
+Status Context::ConnectStore(const std::string& host, uint16_t port,
+                             const backends::bootstrap::StoreSecret& secret, uint32_t max_message) {
   const auto deadline = Deadline(connect_timeout_ms_);
-  WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline));
+  WEFT_ASSIGN_OR_RETURN(store_, backends::bootstrap::StoreClient::Connect(host, port, deadline,
+                                                                          {secret, max_message}));
   Status s = store_->Register(
       rank_, [this](const std::string& k, const std::string& v) { OnStoreEvent(k, v); }, deadline);
   if (s.code() == Code::kInvalidUsage) {
@@ -139,6 +146,7 @@ Status Context::Rendezvous() {
   if (problem.empty() && ws != std::to_string(world_size_))
     problem = "rank " + std::to_string(rank_) + " was launched with a world size of " +
               std::to_string(world_size_) + " but rank 0 with " + ws;
+  if (problem.empty()) WEFT_RETURN_IF_ERROR(CompareSettings(deadline));
   if (!problem.empty()) {
     (void)store_->Publish("init/error", problem, deadline);
     return InvalidUsage("inconsistent world: " + problem);
@@ -160,21 +168,14 @@ Status Context::Rendezvous() {
                                   " ranks to join (" + std::to_string(joined) +
                                   " had when this rank joined): " + s.message());
   }
-  return Status::Ok();
+  return SettingsAgreed(deadline);
 }
 
-Status Context::LoadBackend(const weft_context_options_t* opts) {
-  std::string name;
-  if (opts && opts->backend) name = opts->backend;
-  if (name.empty()) {
-    const char* env = std::getenv("WEFT_BACKEND");
-    name = env && *env ? env : (world_size_ > 1 ? "gloo" : "self");
-  }
-  const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
-  WEFT_ASSIGN_OR_RETURN(auto plugin, backends::LoadBackendPlugin(name, disabled ? disabled : ""));
+// Initialises the plugin OpenBackend (in Bootstrap) chose and opened.
+Status Context::LoadBackend() {
   backends::Backend::Args args{rank_,       world_size_, local_rank_, local_world_size_,
                                timeout_ms_, store_.get()};
-  WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin), args));
+  WEFT_ASSIGN_OR_RETURN(backend_, backends::Backend::Create(std::move(plugin_), args));
   backend_name_ = backend_->name();
   return Status::Ok();
 }

@@ -15,15 +15,18 @@
 #include <thread>
 #include <vector>
 
+#include "api/src/check_policy.hpp"
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
+#include "common/params.hpp"
 #include "common/result.hpp"
 #include "weft/context.h"
 
 namespace weft::backends::bootstrap {
 class StoreServer;
 class StoreClient;
+class StoreSecret;
 }  // namespace weft::backends::bootstrap
 
 namespace weft::api {
@@ -45,6 +48,8 @@ class Context {
   int32_t world_size() const { return world_size_; }
   const std::string& backend_name() const { return backend_name_; }
   int64_t timeout_ms() const { return timeout_ms_; }
+  // When collectives verify their arguments across the ranks (WEFT_CHECK_COLLECTIVES*).
+  const CheckPolicy& check_policy() const { return check_policy_; }
 
   // The communicator of the group `ranks` (group order), created on first use by its members.
   // Call only from inside an operation run by Execute.
@@ -77,21 +82,41 @@ class Context {
   const std::vector<int32_t>& world_ranks() const { return world_ranks_; }
 
   // Marks the context failed (first call wins) and makes the backend drop pending work.
-  void Abort(Status why, int32_t failed_rank);
+  // Returns whether this call was the first.
+  bool Abort(Status why, int32_t failed_rank);
+  // What an operation that ended with `s` reports, settling the context's state: the sticky
+  // error once the context failed; a peer's failure or abort first waits briefly for the
+  // store's verdict naming the rank that died; a failure of a peer, an abort or a deadline
+  // becomes the sticky error, and a deadline is published to the other ranks (SPEC §10). OK
+  // and IN_PROGRESS pass unchanged.
+  Status Explain(Status s);
   Status sticky_error() const;
   int32_t failed_rank() const;
   // SPEC §6.4: this rank rejected its own arguments; tell the peers, who abort.
   void PublishLocalFailure(const std::string& message);
+  // SPEC §10: an operation of this rank passed its deadline; the other ranks abort with
+  // TIMEOUT too (timeout/<rank>), whatever they are blocked on.
+  void PublishTimeout(const std::string& message);
 
   // weft_redistribute's plan cache, created on first use, destroyed with the context.
   PlanCache& plan_cache();
 
  private:
   Context() = default;
+  // context_settings.cpp: deadlines, the plugin and the must-match values.
+  Status ReadSettings(const weft_context_options_t* opts);
+  Status OpenBackend(const weft_context_options_t* opts);
+  // In the rendezvous, before joining: rank 0 publishes its must-match values; the others
+  // compare theirs and record the first difference. After every rank joined: that difference
+  // as kInvalidUsage on every rank.
+  Status CompareSettings(std::chrono::steady_clock::time_point deadline);
+  Status SettingsAgreed(std::chrono::steady_clock::time_point deadline);
   Status Bootstrap(const weft_context_options_t* opts);
-  Status ConnectStore(const std::string& host, uint16_t port);
+  Status StartStore(const std::string& host, uint16_t port, bool host_it);
+  Status ConnectStore(const std::string& host, uint16_t port,
+                      const backends::bootstrap::StoreSecret& secret, uint32_t max_message);
   Status Rendezvous();
-  Status LoadBackend(const weft_context_options_t* opts);
+  Status LoadBackend();
   void OnStoreEvent(const std::string& key, const std::string& value);
   void WorkerLoop();
   template <typename Op>
@@ -99,13 +124,18 @@ class Context {
     auto r = Execute(std::function<Status()>(std::forward<Op>(op)), false);
     return r.ok() ? Status::Ok() : r.status();
   }
-  Status Explain(Status s);
   std::chrono::steady_clock::time_point Deadline(int64_t ms) const;
+  // Leave's meeting of every rank through the store, until `deadline` or a failure.
+  Status MeetToLeave(std::chrono::steady_clock::time_point deadline);
 
+  // First, so that it is released last: the host variables stay as read while this lives.
+  params::Pinned params_pin_;
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
   std::string backend_name_;
   std::vector<int32_t> world_ranks_;
+  std::shared_ptr<backends::LoadedPlugin> plugin_;  // opened; initialised by LoadBackend
+  std::vector<params::MatchValue> must_match_;
 
   std::unique_ptr<backends::bootstrap::StoreServer> server_;
   std::unique_ptr<backends::bootstrap::StoreClient> store_;
@@ -152,6 +182,11 @@ class Context {
     turn_.fetch_sub(1);
     return ok;
   }
+  // How long a failing operation waits for the store's verdict on which rank died (Explain).
+  static constexpr std::chrono::seconds kVerdictWait{1};
+  // How long a timed-out operation spends telling the other ranks (a stopped store host must
+  // not hold it up for long).
+  static constexpr std::chrono::milliseconds kPublishTimeoutBound{250};
   // How long Leave waits for pending work to end after it aborted it.
   static constexpr std::chrono::seconds kAbortedWorkGrace{10};
   bool work_outlived_abort_ = false;
@@ -167,6 +202,8 @@ class Context {
   Status sticky_;
   int32_t failed_rank_ = -1;
   std::atomic<bool> failed_{false};
+
+  CheckPolicy check_policy_;  // last: the fields above keep their places (dispatch_bench)
 };
 
 }  // namespace weft::api

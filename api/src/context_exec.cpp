@@ -68,25 +68,39 @@ void Context::WorkerLoop() {
 
 // An operation failing because the context failed reports the context's failure, which
 // names the rank, rather than whatever the transport saw of it. A transport can see a dead
-// peer (connection reset) a few milliseconds before the store's liveness verdict arrives: then
-// wait for that verdict briefly, so the call and the sticky error name the rank (SPEC §10),
-// and if none comes, the transport's failure becomes the context's.
+// peer (connection reset) a few milliseconds before the store's liveness verdict arrives, and
+// a live peer that aborted on that death (its endpoints closed, its messages withdrawn) can
+// reach this rank before the verdict does: then wait for that verdict briefly, so the call and
+// the sticky error name the rank that died (SPEC §10), and if none comes, this failure becomes
+// the context's.
+//
+// A deadline that passed poisons the context too, at once: the peers' state is unknown (one
+// may be stopped in the middle of the call) and the sequence of operations on the
+// communicator is broken (the next call would pair with the peers' leftovers of this one).
+// The abort fails whatever else is pending, later calls fail with the sticky TIMEOUT, and
+// destroy does not wait a second deadline for peers that are not coming. The other ranks
+// hear of it through the store and abort with TIMEOUT as well: a peer blocked in the same
+// call would otherwise see this rank's abort as a failed connection (Gloo closes a pair
+// whose wait timed out) and report a live rank as failed.
 Status Context::Explain(Status s) {
-  if (s.ok()) return s;
-  if (s.code() == Code::kPeerFailure && !failed_ && world_size_ > 1) {
+  if (s.ok() || s.code() == Code::kInProgress) return s;
+  const Code code = s.code();
+  const bool peer_side = code == Code::kPeerFailure || code == Code::kAborted;
+  if (peer_side && !failed_ && world_size_ > 1) {
     std::unique_lock<std::mutex> lock(error_mu_);
-    failed_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return failed_.load(); });
+    failed_cv_.wait_for(lock, kVerdictWait, [&] { return failed_.load(); });
   }
   const Status sticky = sticky_error();
   if (!sticky.ok()) return sticky;
-  if (s.code() == Code::kPeerFailure) Abort(s, -1);
+  if ((peer_side || code == Code::kTimeout) && Abort(s, -1) && code == Code::kTimeout)
+    PublishTimeout(s.message());
   return s;
 }
 
-void Context::Abort(Status why, int32_t failed_rank) {
+bool Context::Abort(Status why, int32_t failed_rank) {
   {
     std::lock_guard<std::mutex> lock(error_mu_);
-    if (failed_) return;
+    if (failed_) return false;
     sticky_ = why;
     failed_rank_ = failed_rank;
     failed_ = true;
@@ -97,6 +111,7 @@ void Context::Abort(Status why, int32_t failed_rank) {
   if (backend_)
     backend_->table().abort(backend_->state(), static_cast<weft_status_t>(why.code()), failed_rank,
                             why.message().c_str());
+  return true;
 }
 
 void Context::ReleaseBackend() {
@@ -127,6 +142,12 @@ void Context::OnStoreEvent(const std::string& key, const std::string& value) {
     const int32_t r = std::atoi(key.c_str() + 7);
     if (r != rank_)
       Abort(Status(Code::kPeerFailure, "rank " + std::to_string(r) + " failed (" + value + ")"), r);
+  } else if (key.rfind("timeout/", 0) == 0) {
+    const int32_t r = std::atoi(key.c_str() + 8);
+    if (r != rank_)
+      Abort(Status(Code::kTimeout, "rank " + std::to_string(r) +
+                                       ": an operation passed its deadline (" + value + ")"),
+            -1);
   } else if (key.rfind("opfail/", 0) == 0) {
     const int32_t r = std::atoi(key.c_str() + 7);
     if (r != rank_)
@@ -143,6 +164,12 @@ void Context::PublishLocalFailure(const std::string& message) {
   // Peers' matching operation fails and their connections to this rank go down with it, so
   // this context is no longer usable either.
   Abort(Status(Code::kAborted, "this rank rejected its arguments: " + message), rank_);
+}
+
+void Context::PublishTimeout(const std::string& message) {
+  if (world_size_ == 1 || !store_) return;
+  (void)store_->Publish("timeout/" + std::to_string(rank_), message,
+                        Clock::now() + kPublishTimeoutBound);
 }
 
 Status Context::Leave() {
@@ -168,13 +195,7 @@ Status Context::Leave() {
       }
     }
   }
-  if (store_ && !failed_) {
-    // Meet every rank before closing connections so no peer sees this rank vanish mid-op.
-    auto arrived = store_->Add("destroy/arrived", 1, deadline);
-    if (arrived.ok() && *arrived == world_size_) (void)store_->Set("destroy/all", "1", deadline);
-    result = arrived.ok() ? store_->Wait({"destroy/all"}, deadline) : arrived.status();
-    if (!result.ok() && !sticky_error().ok()) result = sticky_error();
-  }
+  if (store_ && !failed_) result = MeetToLeave(deadline);
   last_comm_ = nullptr;
   world_comm_.store(nullptr);
   comms_.clear();
@@ -191,6 +212,27 @@ Status Context::Leave() {
     server_->WaitAllLeft(world_size_, until);
   }
   return result;
+}
+
+Status Context::MeetToLeave(Clock::time_point deadline) {
+  // Meet every rank before closing connections so no peer sees this rank vanish mid-op. A
+  // failure that arrives meanwhile (a rank died, SPEC §10) ends the wait: that rank never
+  // comes, and waiting for it would take the whole deadline. Hence slices.
+  auto arrived = store_->Add("destroy/arrived", 1, deadline);
+  if (!arrived.ok()) return sticky_error().ok() ? arrived.status() : sticky_error();
+  if (*arrived == world_size_) (void)store_->Set("destroy/all", "1", deadline);
+  while (true) {
+    const auto slice = std::min(deadline, Clock::now() + std::chrono::milliseconds(100));
+    const Status s = store_->Wait({"destroy/all"}, slice);
+    if (s.ok()) return s;
+    if (failed_) return sticky_error();
+    if (s.code() != Code::kTimeout) return s;
+    if (Clock::now() >= deadline)
+      return Status(Code::kTimeout,
+                    "weft_context_destroy: not every rank arrived within the context's deadline "
+                    "(" +
+                        s.message() + ")");
+  }
 }
 
 Context::~Context() {

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "backends/bootstrap/client_frames.hpp"
 #include "backends/bootstrap/deadline.hpp"
 
 namespace weft::backends::bootstrap::detail {
@@ -12,8 +13,8 @@ struct ClientConnection::Pending {
   std::optional<wire::Frame> reply;
 };
 
-ClientConnection::ClientConnection(ClientSocket socket, std::string endpoint)
-    : socket_(std::move(socket)), endpoint_(std::move(endpoint)) {
+ClientConnection::ClientConnection(ClientSocket socket, std::string endpoint, uint32_t max_message)
+    : socket_(std::move(socket)), endpoint_(std::move(endpoint)), max_message_(max_message) {
   reader_ = std::thread([this] { ReadLoop(); });
 }
 
@@ -31,6 +32,7 @@ ClientConnection::~ClientConnection() {
 Result<wire::Frame> ClientConnection::Call(wire::Frame request, Clock::time_point deadline,
                                            const std::string& what) {
   auto start = Clock::now();
+  WEFT_RETURN_IF_ERROR(CheckFrameSize(request, max_message_, what));
   // An expired deadline must not send: a Set reported as timed out should not happen.
   if (deadline <= start) return TimeoutError(what, start);
   auto pending = std::make_shared<Pending>();
@@ -107,7 +109,7 @@ Status ClientConnection::TimeoutError(const std::string& what, Clock::time_point
 
 void ClientConnection::ReadLoop() {
   for (;;) {
-    auto frame = ReadFrame();
+    auto frame = RecvFrame(socket_, max_message_);
     if (!frame.ok()) return FailAll(frame.status().message());
     if (frame->verb == wire::Verb::kEvent) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -118,15 +120,6 @@ void ClientConnection::ReadLoop() {
       Deliver(std::move(frame).value());
     }
   }
-}
-
-Result<wire::Frame> ClientConnection::ReadFrame() {
-  unsigned char prefix[wire::kLengthBytes];
-  WEFT_RETURN_IF_ERROR(socket_.RecvExact(reinterpret_cast<char*>(prefix), sizeof(prefix)));
-  WEFT_ASSIGN_OR_RETURN(uint32_t length, wire::DecodeLength(prefix));
-  std::string body(length, '\0');
-  WEFT_RETURN_IF_ERROR(socket_.RecvExact(body.data(), body.size()));
-  return wire::DecodeBody(body);
 }
 
 void ClientConnection::Deliver(wire::Frame reply) {

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "backends/bootstrap/client_socket.hpp"
+#include "backends/bootstrap/store_types.hpp"
 #include "backends/bootstrap/wire.hpp"
 
 namespace weft::backends::bootstrap::detail {
@@ -24,7 +25,9 @@ using EventHandler = std::function<void(const std::string& key, const Bytes& val
 
 class ClientConnection {
  public:
-  ClientConnection(ClientSocket socket, std::string endpoint);
+  // `socket` has completed the handshake; frames longer than `max_message` are refused both
+  // ways (an outgoing one with kInvalidArgument before anything is sent).
+  ClientConnection(ClientSocket socket, std::string endpoint, uint32_t max_message);
   ~ClientConnection();
   ClientConnection(const ClientConnection&) = delete;
   ClientConnection& operator=(const ClientConnection&) = delete;
@@ -55,13 +58,13 @@ class ClientConnection {
   Status TimeoutError(const std::string& what, Clock::time_point start) const;
   Result<wire::Frame> ToResult(wire::Frame reply, const std::string& what, Clock::time_point start);
   void ReadLoop();
-  Result<wire::Frame> ReadFrame();
   void Deliver(wire::Frame reply);
   void FailAll(const std::string& reason);
   void EventLoop();
 
   ClientSocket socket_;
   const std::string endpoint_;
+  const uint32_t max_message_;
   mutable std::mutex mu_;  // guards everything below
   // One frame on the wire at a time. A flag under mu_ rather than a std::timed_mutex: the
   // wait for it must honour the caller's deadline, and ThreadSanitizer does not model

@@ -1,7 +1,6 @@
 #include "backends/bootstrap/client_socket.hpp"
 
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -13,6 +12,7 @@
 #include <memory>
 
 #include "backends/bootstrap/deadline.hpp"
+#include "backends/bootstrap/host_lookup.hpp"
 
 namespace weft::backends::bootstrap::detail {
 namespace {
@@ -20,10 +20,6 @@ namespace {
 Status Errno(Code code, const std::string& what, int err) {
   return {code, what + ": " + std::strerror(err)};
 }
-
-struct AddrInfoDeleter {
-  void operator()(addrinfo* ai) const { freeaddrinfo(ai); }
-};
 
 // Waits for `events` on fd until the deadline. 1 = ready, 0 = timed out, -1 = error.
 int PollFor(int fd, short events, Clock::time_point deadline) {
@@ -35,11 +31,11 @@ int PollFor(int fd, short events, Clock::time_point deadline) {
 }
 
 // A non-blocking connect bounded by the deadline; the socket is blocking on success.
-Result<ClientSocket> ConnectOne(const addrinfo& ai, Clock::time_point deadline) {
-  int fd = ::socket(ai.ai_family, ai.ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai.ai_protocol);
+Result<ClientSocket> ConnectOne(const SocketAddress& address, Clock::time_point deadline) {
+  int fd = ::socket(address.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return Errno(Code::kSystem, "socket", errno);
   ClientSocket owner(fd);
-  if (::connect(fd, ai.ai_addr, ai.ai_addrlen) != 0) {
+  if (::connect(fd, address.get(), address.length) != 0) {
     if (errno != EINPROGRESS) return Errno(Code::kSystem, "connect", errno);
     int ready = PollFor(fd, POLLOUT, deadline);
     if (ready == 0) return Status{Code::kTimeout, "connect timed out"};
@@ -59,17 +55,10 @@ Result<ClientSocket> ConnectOne(const addrinfo& ai, Clock::time_point deadline) 
 
 Result<ClientSocket> ClientSocket::Connect(const std::string& host, uint16_t port,
                                            Clock::time_point deadline) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* raw = nullptr;
-  int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &raw);
-  if (rc != 0) return Status{Code::kSystem, std::string("resolve: ") + ::gai_strerror(rc)};
-  std::unique_ptr<addrinfo, AddrInfoDeleter> list(raw);
+  WEFT_ASSIGN_OR_RETURN(std::vector<SocketAddress> addresses, ResolveHost(host, port));
   Status last{Code::kSystem, "no address"};
-  for (const addrinfo* ai = list.get(); ai != nullptr; ai = ai->ai_next) {
-    auto socket = ConnectOne(*ai, deadline);
+  for (const SocketAddress& address : addresses) {
+    auto socket = ConnectOne(address, deadline);
     if (socket.ok()) return socket;
     last = socket.status();
   }
@@ -99,15 +88,21 @@ Status ClientSocket::SendAll(std::string_view data, Clock::time_point deadline, 
   return Status::Ok();
 }
 
-Status ClientSocket::RecvExact(char* buf, size_t n) {
+Status ClientSocket::RecvExact(char* buf, size_t n, Clock::time_point deadline) {
+  const bool bounded = !IsForever(deadline, Clock::now());
   size_t got = 0;
   while (got < n) {
-    ssize_t r = ::recv(fd_, buf + got, n - got, 0);
+    if (bounded) {
+      const int ready = PollFor(fd_, POLLIN, deadline);
+      if (ready == 0) return Status{Code::kTimeout, "no answer in time"};
+      if (ready < 0) return Errno(Code::kPeerFailure, "poll", errno);
+    }
+    ssize_t r = ::recv(fd_, buf + got, n - got, bounded ? MSG_DONTWAIT : 0);
     if (r > 0) {
       got += static_cast<size_t>(r);
     } else if (r == 0) {
       return Status{Code::kPeerFailure, "connection closed by the store"};
-    } else if (errno != EINTR) {
+    } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
       return Errno(Code::kPeerFailure, "recv", errno);
     }
   }

@@ -5,7 +5,9 @@
 #include <thread>
 
 #include "backends/bootstrap/client_connection.hpp"
+#include "backends/bootstrap/client_handshake.hpp"
 #include "backends/bootstrap/deadline.hpp"
+#include "backends/bootstrap/token_file.hpp"
 
 namespace weft::backends::bootstrap {
 namespace {
@@ -37,23 +39,78 @@ Status BadReply(const std::string& what) {
   return {Code::kInternal, "bootstrap store: unexpected reply to " + what};
 }
 
+// One connection attempt: a connection, or why not and whether another attempt may succeed.
+struct Attempt {
+  std::unique_ptr<detail::ClientConnection> connection;
+  Status status;
+  bool retry = false;
+};
+
+// The key to prove: given, or read from the store's token file (retry while it is missing).
+Attempt FindKey(const std::string& host, uint16_t port, const StoreSecret& secret,
+                std::string& key) {
+  if (secret.kind() == StoreSecret::Kind::kKey) {
+    key = secret.key();
+    return {nullptr, Status::Ok(), false};
+  }
+  auto token = detail::ReadPublishedToken(host, port);
+  if (token.ok()) {
+    key = std::move(token).value();
+    return {nullptr, Status::Ok(), false};
+  }
+  const bool missing = token.status().code() == Code::kNotAvailable;
+  Status status = missing ? Status{Code::kNotAvailable,
+                                   "no WEFT_STORE_TOKEN is set and the loopback store's token file "
+                                   "has not appeared (" +
+                                       token.status().message() +
+                                       "): a store on another container or user cannot share it; "
+                                       "set WEFT_STORE_TOKEN on every rank"}
+                          : token.status();
+  return {nullptr, std::move(status), missing};
+}
+
+Attempt TryConnect(const std::string& host, uint16_t port, const std::string& endpoint,
+                   Clock::time_point deadline, const StoreClient::Options& options) {
+  std::string key;
+  Attempt found = FindKey(host, port, options.secret, key);
+  if (!found.status.ok()) return found;
+  auto socket = detail::ClientSocket::Connect(
+      host, port, std::min(deadline, Clock::now() + std::chrono::seconds(2)));
+  if (!socket.ok()) {
+    // A name that does not exist will not start to exist by retrying.
+    return {nullptr, socket.status(), socket.status().code() != Code::kInvalidArgument};
+  }
+  using Outcome = detail::HandshakeResult::Outcome;
+  auto shake = detail::ClientHandshake(*socket, key, endpoint, options.secret.source(),
+                                       std::min(deadline, Clock::now() + std::chrono::seconds(10)));
+  if (shake.outcome == Outcome::kOk) {
+    return {std::make_unique<detail::ClientConnection>(std::move(socket).value(), endpoint,
+                                                       options.max_message),
+            Status::Ok(), false};
+  }
+  // A token file may be a stale one of an earlier store on this port: read it again.
+  const bool retry =
+      shake.outcome == Outcome::kRetry || (shake.outcome == Outcome::kWrongSecret &&
+                                           options.secret.kind() == StoreSecret::Kind::kLocalFile);
+  return {nullptr, std::move(shake.status), retry};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<StoreClient>> StoreClient::Connect(const std::string& host, uint16_t port,
-                                                          Clock::time_point deadline) {
+                                                          Clock::time_point deadline,
+                                                          const Options& options) {
   const std::string endpoint = host + ":" + std::to_string(port);
   auto start = Clock::now();
   auto pause = std::chrono::milliseconds(10);
   Status last;
   for (;;) {
-    auto attempt = detail::ClientSocket::Connect(
-        host, port, std::min(deadline, Clock::now() + std::chrono::seconds(2)));
-    if (attempt.ok()) {
-      auto connection =
-          std::make_unique<detail::ClientConnection>(std::move(attempt).value(), endpoint);
-      return std::make_unique<StoreClient>(PrivateTag(), std::move(connection));
+    Attempt attempt = TryConnect(host, port, endpoint, deadline, options);
+    if (attempt.connection) {
+      return std::make_unique<StoreClient>(PrivateTag(), std::move(attempt.connection));
     }
-    last = attempt.status();
+    if (!attempt.retry) return attempt.status;
+    last = std::move(attempt.status);
     auto now = Clock::now();
     if (now >= deadline) break;
     // Backs off so that many ranks waiting for a late store do not hammer it.

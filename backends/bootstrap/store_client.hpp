@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/bootstrap/store_limits.hpp"
+#include "backends/bootstrap/store_secret.hpp"
 #include "backends/bootstrap/store_types.hpp"
 #include "common/result.hpp"
 
@@ -29,10 +31,22 @@ class StoreClient {
  public:
   using EventHandler = std::function<void(const std::string& key, const Bytes& value)>;
 
-  // Connects, retrying with a short backoff while the server is not up yet (it may start
-  // after the ranks). kTimeout at the deadline, with the last connection error.
+  struct Options {
+    // The job's secret (Key) or the token file a loopback store publishes (LocalFile).
+    StoreSecret secret = StoreSecret::LocalFile();
+    // WEFT_STORE_MAX_MESSAGE: longer frames are refused in both directions.
+    uint32_t max_message = kDefaultMaxMessage;
+  };
+
+  // Connects and authenticates (the handshake of wire.hpp), retrying with a short backoff
+  // while the server is not up yet (it may start after the ranks) or, for LocalFile, while
+  // its token file has not appeared. Fails at once, without retrying, when the host does not
+  // resolve (kInvalidArgument naming it), when the store cannot prove it knows a given secret
+  // (kInvalidUsage naming its source), or when it refuses this client (too many connections).
+  // kTimeout at the deadline, with the last error.
   static Result<std::unique_ptr<StoreClient>> Connect(const std::string& host, uint16_t port,
-                                                      Clock::time_point deadline);
+                                                      Clock::time_point deadline,
+                                                      const Options& options);
 
   StoreClient(PrivateTag, std::unique_ptr<detail::ClientConnection> connection);
   StoreClient(const StoreClient&) = delete;

@@ -58,12 +58,8 @@ void ReplyError(Session& s, const wire::Frame& req, Code code, std::string messa
   s.Send(reply);
 }
 
-void StoreState::Attach(const SessionPtr& session) {
-  sessions_.insert(session);
-  session->Start();
-}
-
 void StoreState::OnFrame(const SessionPtr& s, wire::Frame req) {
+  if (!s->authenticated()) return Authenticate(s, req);
   Arity arity = ArityOf(req.verb);
   if (req.keys.size() < arity.min_keys || req.keys.size() > arity.max_keys ||
       req.values.size() != arity.values) {
@@ -75,7 +71,7 @@ void StoreState::OnFrame(const SessionPtr& s, wire::Frame req) {
   Dispatch(s, req);
 }
 
-void StoreState::Dispatch(const SessionPtr& s, const wire::Frame& req) {
+void StoreState::Dispatch(const SessionPtr& s, wire::Frame& req) {
   switch (req.verb) {
     case Verb::kSet:
       return DoSet(s, req);
@@ -101,13 +97,38 @@ void StoreState::Dispatch(const SessionPtr& s, const wire::Frame& req) {
   }
 }
 
-void StoreState::Write(const std::string& key, Bytes value) {
-  kv_[key] = std::move(value);
+Status StoreState::Write(const std::string& key, Bytes value, bool exempt) {
+  auto it = kv_.find(key);
+  const uint64_t before = it == kv_.end() ? 0 : key.size() + it->second->size();
+  const uint64_t after = stored_bytes_ - before + key.size() + value.size();
+  if (!exempt && after > limits_.max_stored_bytes && after > stored_bytes_) {
+    return {Code::kOutOfMemory, "storing " + std::to_string(key.size() + value.size()) +
+                                    " bytes under key '" + key + "' would bring the store to " +
+                                    std::to_string(after) + " bytes, over its limit of " +
+                                    std::to_string(limits_.max_stored_bytes) +
+                                    " (WEFT_STORE_MAX_BYTES on the store's host)"};
+  }
+  stored_bytes_ = after;
+  auto shared = std::make_shared<const Bytes>(std::move(value));
+  if (it == kv_.end()) {
+    kv_.emplace(key, std::move(shared));
+  } else {
+    it->second = std::move(shared);
+  }
   waiters_.KeySet(key);
+  return Status::Ok();
 }
 
-void StoreState::DoSet(const SessionPtr& s, const wire::Frame& req) {
-  Write(req.keys[0], req.values[0]);
+void StoreState::Erase(const std::string& key) {
+  auto it = kv_.find(key);
+  if (it == kv_.end()) return;
+  stored_bytes_ -= key.size() + it->second->size();
+  kv_.erase(it);
+}
+
+void StoreState::DoSet(const SessionPtr& s, wire::Frame& req) {
+  Status written = Write(req.keys[0], std::move(req.values[0]));
+  if (!written.ok()) return ReplyError(*s, req, written.code(), written.message());
   ReplyOk(*s, req);
 }
 
@@ -124,39 +145,43 @@ void StoreState::DoAdd(const SessionPtr& s, const wire::Frame& req) {
     return ReplyError(*s, req, Code::kInvalidArgument, "Add delta is not an integer");
   }
   auto it = kv_.find(key);
-  if (it != kv_.end() && !ParseInt64(it->second, current)) {
+  if (it != kv_.end() && !ParseInt64(*it->second, current)) {
     return ReplyError(*s, req, Code::kInvalidUsage,
                       "Add on key '" + key + "': its value is not a decimal integer");
   }
   if (__builtin_add_overflow(current, delta, &sum)) {
     return ReplyError(*s, req, Code::kInvalidArgument, "Add on key '" + key + "' overflows");
   }
-  Write(key, std::to_string(sum));
+  Status written = Write(key, std::to_string(sum));
+  if (!written.ok()) return ReplyError(*s, req, written.code(), written.message());
   ReplyOk(*s, req, {std::to_string(sum)});
 }
 
-void StoreState::DoCompareSet(const SessionPtr& s, const wire::Frame& req) {
+void StoreState::DoCompareSet(const SessionPtr& s, wire::Frame& req) {
   const std::string& key = req.keys[0];
   auto it = kv_.find(key);
-  bool match = (req.flags & wire::kHasExpected) ? it != kv_.end() && it->second == req.values[0]
+  bool match = (req.flags & wire::kHasExpected) ? it != kv_.end() && *it->second == req.values[0]
                                                 : it == kv_.end();
-  if (match) {
-    Write(key, req.values[1]);
-    return ReplyOk(*s, req, {req.values[1]});
-  }
-  ReplyOk(*s, req, {it == kv_.end() ? Bytes() : it->second});
+  if (!match) return ReplyOk(*s, req, {it == kv_.end() ? Bytes() : *it->second});
+  Status written = Write(key, req.values[1]);
+  if (!written.ok()) return ReplyError(*s, req, written.code(), written.message());
+  wire::Frame reply;
+  reply.id = req.id;
+  s->SendSharing(reply, kv_.at(key));
 }
 
 void StoreState::DoDelete(const SessionPtr& s, const wire::Frame& req) {
-  kv_.erase(req.keys[0]);
+  Erase(req.keys[0]);
   ReplyOk(*s, req);
 }
 
 void StoreState::CloseAll() {
   closing_ = true;
+  handshake_timer_.cancel();
   waiters_.Clear();
   for (const auto& session : sessions_) session->Close();
   sessions_.clear();
+  unauthenticated_.clear();
   registered_.clear();
 }
 

@@ -41,9 +41,10 @@ void WaiterTable::TryComplete(const std::shared_ptr<Waiter>& waiter) {
   wire::Frame reply;
   reply.id = waiter->request.id;
   if (waiter->request.verb == wire::Verb::kGet) {
-    reply.values.push_back(kv_.at(waiter->request.keys.front()));
+    waiter->session->SendSharing(reply, kv_.at(waiter->request.keys.front()));
+  } else {
+    waiter->session->Send(reply);
   }
-  waiter->session->Send(reply);
   Finish(waiter);
 }
 

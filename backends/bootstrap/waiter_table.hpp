@@ -15,7 +15,8 @@
 
 namespace weft::backends::bootstrap::detail {
 
-using KeyValueMap = std::unordered_map<std::string, Bytes>;
+// Values are shared so that replies and events queue them without copying.
+using KeyValueMap = std::unordered_map<std::string, SharedBytes>;
 
 class WaiterTable {
  public:

@@ -59,15 +59,7 @@ Status Malformed(const std::string& why) {
   return {Code::kSystem, "bootstrap store: malformed frame: " + why};
 }
 
-}  // namespace
-
-std::string Encode(const Frame& frame) {
-  size_t body = kFixedBodyBytes;
-  for (const auto& k : frame.keys) body += 4 + k.size();
-  for (const auto& v : frame.values) body += 4 + v.size();
-  std::string out;
-  out.reserve(kLengthBytes + body);
-  PutInt<uint32_t>(out, static_cast<uint32_t>(body));
+void PutHeader(std::string& out, const Frame& frame, size_t value_count) {
   PutInt<uint8_t>(out, kMagic);
   PutInt<uint8_t>(out, kVersion);
   PutInt<uint8_t>(out, static_cast<uint8_t>(frame.verb));
@@ -76,27 +68,11 @@ std::string Encode(const Frame& frame) {
   PutInt<uint64_t>(out, frame.id);
   PutInt<uint32_t>(out, frame.timeout_ms);
   PutInt<uint16_t>(out, static_cast<uint16_t>(frame.keys.size()));
-  PutInt<uint16_t>(out, static_cast<uint16_t>(frame.values.size()));
-  for (const auto& k : frame.keys) PutBlob(out, k);
-  for (const auto& v : frame.values) PutBlob(out, v);
-  return out;
+  PutInt<uint16_t>(out, static_cast<uint16_t>(value_count));
 }
 
-Result<uint32_t> DecodeLength(const unsigned char* prefix) {
-  uint32_t n = (uint32_t{prefix[0]} << 24) | (uint32_t{prefix[1]} << 16) |
-               (uint32_t{prefix[2]} << 8) | uint32_t{prefix[3]};
-  if (n < kFixedBodyBytes || n > kMaxBody) {
-    return Malformed("body length " + std::to_string(n) + " outside [" +
-                     std::to_string(kFixedBodyBytes) + ", " + std::to_string(kMaxBody) + "]");
-  }
-  return n;
-}
-
-Result<Frame> DecodeBody(std::string_view body) {
-  Reader in(body);
+Status ReadHeader(Reader& in, Frame& f, uint16_t& nkeys, uint16_t& nvalues) {
   uint8_t magic = 0, version = 0, verb = 0, code = 0;
-  uint16_t nkeys = 0, nvalues = 0;
-  Frame f;
   if (!in.Int(magic) || !in.Int(version) || !in.Int(verb) || !in.Int(code) || !in.Int(f.flags) ||
       !in.Int(f.id) || !in.Int(f.timeout_ms) || !in.Int(nkeys) || !in.Int(nvalues)) {
     return Malformed("truncated header");
@@ -109,6 +85,64 @@ Result<Frame> DecodeBody(std::string_view body) {
   }
   f.verb = static_cast<Verb>(verb);
   f.code = static_cast<int8_t>(code);
+  return Status::Ok();
+}
+
+}  // namespace
+
+uint64_t EncodedBodySize(const Frame& frame) {
+  uint64_t body = kFixedBodyBytes;
+  for (const auto& k : frame.keys) body += 4 + k.size();
+  for (const auto& v : frame.values) body += 4 + v.size();
+  return body;
+}
+
+std::string EncodeWithTrailingValue(const Frame& frame, size_t value_size) {
+  const uint64_t body = EncodedBodySize(frame) + 4 + value_size;
+  std::string out;
+  out.reserve(kLengthBytes + body - value_size);
+  PutInt<uint32_t>(out, static_cast<uint32_t>(body));
+  PutHeader(out, frame, frame.values.size() + 1);
+  for (const auto& k : frame.keys) PutBlob(out, k);
+  for (const auto& v : frame.values) PutBlob(out, v);
+  PutInt<uint32_t>(out, static_cast<uint32_t>(value_size));
+  return out;
+}
+
+std::string Encode(const Frame& frame) {
+  const uint64_t body = EncodedBodySize(frame);
+  std::string out;
+  out.reserve(kLengthBytes + body);
+  PutInt<uint32_t>(out, static_cast<uint32_t>(body));
+  PutHeader(out, frame, frame.values.size());
+  for (const auto& k : frame.keys) PutBlob(out, k);
+  for (const auto& v : frame.values) PutBlob(out, v);
+  return out;
+}
+
+Result<uint32_t> DecodeLength(const unsigned char* prefix) {
+  uint32_t n = (uint32_t{prefix[0]} << 24) | (uint32_t{prefix[1]} << 16) |
+               (uint32_t{prefix[2]} << 8) | uint32_t{prefix[3]};
+  if (n < kFixedBodyBytes) {
+    return Malformed("body length " + std::to_string(n) + " is below the fixed part's " +
+                     std::to_string(kFixedBodyBytes) + " bytes");
+  }
+  return n;
+}
+
+Result<Frame> DecodeFixed(std::string_view fixed) {
+  Reader in(fixed);
+  Frame f;
+  uint16_t nkeys = 0, nvalues = 0;
+  WEFT_RETURN_IF_ERROR(ReadHeader(in, f, nkeys, nvalues));
+  return f;
+}
+
+Result<Frame> DecodeBody(std::string_view body) {
+  Reader in(body);
+  uint16_t nkeys = 0, nvalues = 0;
+  Frame f;
+  WEFT_RETURN_IF_ERROR(ReadHeader(in, f, nkeys, nvalues));
   if (!in.Blobs(nkeys, f.keys) || !in.Blobs(nvalues, f.values)) {
     return Malformed("a key or value runs past the end of the frame");
   }
@@ -147,6 +181,12 @@ const char* VerbName(Verb verb) {
       return "Leave";
     case Verb::kPublish:
       return "Publish";
+    case Verb::kHello:
+      return "Hello";
+    case Verb::kProof:
+      return "Proof";
+    case Verb::kChallenge:
+      return "Challenge";
     case Verb::kReply:
       return "Reply";
     case Verb::kEvent:

@@ -3,7 +3,7 @@
 // Every message, in both directions, is one frame. Integers are big-endian.
 //
 //   offset  size  field
-//   0       4     body length N: the number of bytes after this field (N <= kMaxBody)
+//   0       4     body length N: the number of bytes after this field
 //   4       1     magic 0x57 ('W')
 //   5       1     protocol version (kVersion)
 //   6       1     verb (Verb)
@@ -14,6 +14,16 @@
 //   21      2     key count K
 //   23      2     value count V
 //   25      ...   K keys, then V values, each a 4-byte length followed by the bytes
+//
+// Handshake (version 2). Every connection starts with it; the server accepts no other verb
+// until it has succeeded, and closes a connection that sends anything else first:
+//   client -> HELLO      values [Nc]       Nc: 32 random bytes
+//   server -> CHALLENGE  values [Ns, Ps]   Ns: 32 random bytes; Ps = ServerProof(K, Nc, Ns)
+//   client -> PROOF      values [Pc]       only if Ps checks out; Pc = ClientProof(K, Nc, Ns)
+//   server -> REPLY      to PROOF: OK, or an error (too many connections), or a close
+// K is the job's secret; the proofs are HMAC-SHA256 under K with distinct labels over both
+// nonces (handshake.hpp), so the secret never crosses the wire, neither side can replay an
+// old exchange, and a rank hands nothing to a listener that does not know K either.
 //
 // The timeout travels as a relative budget because the two ends share no clock. Requests on
 // one connection may be answered out of order (a blocked GET does not hold up a SET behind
@@ -28,7 +38,8 @@
 //   ADD          [key] / [decimal delta]            -> [decimal new value]
 //   COMPARE_SET  [key] / [expected, desired]        -> [value now stored, or "" if missing]
 //   DELETE       [key] / []                         -> []
-//   REGISTER     [] / [decimal rank]                -> []        (HELLO: liveness channel)
+//   REGISTER     [] / [decimal rank]                -> []        (liveness channel; rank in
+//                                                                 [0, world size))
 //   LEAVE        [] / []                            -> []        (BYE)
 //   PUBLISH      [key] / [value]                    -> []        (SET + EVENT to registered)
 // A non-OK reply carries the error message as its only value.
@@ -45,11 +56,10 @@
 namespace weft::backends::bootstrap::wire {
 
 inline constexpr uint8_t kMagic = 0x57;
-inline constexpr uint8_t kVersion = 1;
+// 2: the handshake above.
+inline constexpr uint8_t kVersion = 2;
 inline constexpr size_t kLengthBytes = 4;
 inline constexpr size_t kFixedBodyBytes = 21;  // magic .. value count
-// Bounds what a corrupt or hostile length can make the server allocate.
-inline constexpr uint32_t kMaxBody = 256u << 20;
 inline constexpr uint32_t kNoTimeout = 0xFFFFFFFFu;
 
 enum class Verb : uint8_t {
@@ -63,8 +73,11 @@ enum class Verb : uint8_t {
   kRegister = 8,
   kLeave = 9,
   kPublish = 10,
+  kHello = 11,
+  kProof = 12,
   kReply = 0x80,
   kEvent = 0x81,
+  kChallenge = 0x82,
 };
 
 inline constexpr uint8_t kHasExpected = 1;  // COMPARE_SET: values[0] is the expected value
@@ -81,10 +94,19 @@ struct Frame {
 
 // The whole frame, length prefix included.
 std::string Encode(const Frame& frame);
-// Reads the 4-byte length prefix; rejects lengths beyond kMaxBody or below the fixed part.
+// The body length Encode would write (what the message-size limits are compared with).
+uint64_t EncodedBodySize(const Frame& frame);
+// The frame with one more value of `value_size` bytes at the end, all but that value's bytes:
+// the caller sends them right after, from a buffer it shares (a stored value).
+std::string EncodeWithTrailingValue(const Frame& frame, size_t value_size);
+// Reads the 4-byte length prefix; rejects lengths below the fixed part. Callers apply their
+// own upper limit (the store's message limit).
 Result<uint32_t> DecodeLength(const unsigned char* prefix);
 // Parses the N bytes that follow the length prefix.
 Result<Frame> DecodeBody(std::string_view body);
+// Parses only the fixed part (the first kFixedBodyBytes of a body): id, verb, code, flags and
+// timeout, without keys or values. For answering a request whose body is not kept.
+Result<Frame> DecodeFixed(std::string_view fixed);
 
 // The remaining budget until `deadline` in ms, rounded up; kNoTimeout for far deadlines.
 uint32_t TimeoutMs(Clock::time_point deadline);

@@ -46,6 +46,12 @@ Result<MaybeEnv> DetectRankConvention(const RankConvention& c, const EnvReader& 
 // nullopt when neither options.rank nor options.world_size is set.
 Result<MaybeEnv> DetectFromOptions(const LaunchOptions& opts, const EnvReader& env);
 
+// When other launchers' rank or world-size variables are set and disagree with `won` (from
+// `winner`, or from the options when null): one line naming what won and what was ignored.
+// Empty when nothing disagrees.
+std::string DescribeIgnored(const LaunchEnv& won, const RankConvention* winner,
+                            const EnvReader& env);
+
 // WEFT_STORE, then the rule's own source; nullopt when none is set.
 Result<MaybeStore> ConventionStore(StoreRule rule, const EnvReader& env);
 

@@ -15,10 +15,15 @@ GetEnv ProcessGetEnv() {
 Result<LaunchEnv> DetectLaunchEnv(const LaunchOptions& opts, const GetEnv& getenv) {
   const detail::EnvReader env(getenv);
   WEFT_ASSIGN_OR_RETURN(detail::MaybeEnv from_options, detail::DetectFromOptions(opts, env));
-  if (from_options) return std::move(*from_options);
+  if (from_options) {
+    from_options->ignored = detail::DescribeIgnored(*from_options, nullptr, env);
+    return std::move(*from_options);
+  }
   for (const detail::RankConvention& convention : detail::RankConventions()) {
     WEFT_ASSIGN_OR_RETURN(detail::MaybeEnv found, detail::DetectRankConvention(convention, env));
-    if (found) return std::move(*found);
+    if (!found) continue;
+    found->ignored = detail::DescribeIgnored(*found, &convention, env);
+    return std::move(*found);
   }
   LaunchEnv single;
   single.source = "single";

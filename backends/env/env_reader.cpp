@@ -1,7 +1,8 @@
 #include "backends/env/env_reader.hpp"
 
-#include <charconv>
 #include <cstdlib>
+
+#include "common/param_parse.hpp"
 
 namespace weft::backends::detail {
 
@@ -26,14 +27,13 @@ Status CheckRange(const NamedInt& v, int64_t min, int64_t max) {
 
 Result<NamedInt> ParseDecimal(const EnvValue& v) {
   int64_t value = 0;
-  const char* begin = v.text.data();
-  const char* end = begin + v.text.size();
-  // A leading '-' is parsed so that "-1" is reported as negative, not as "not a number".
-  const auto [stop, ec] = std::from_chars(begin, end, value);
-  if (ec == std::errc::result_out_of_range) {
+  // The integer grammar of every WEFT_* variable (common/param_parse.hpp). A leading '-' is
+  // parsed so that "-1" is reported as negative, not as "not a number".
+  const param::IntError e = param::ParseInteger(v.text, &value);
+  if (e == param::IntError::kRange) {
     return InvalidArgument(v.name + "=" + v.text + " is out of range");
   }
-  if (ec != std::errc() || stop != end) {
+  if (e != param::IntError::kNone) {
     return InvalidArgument(v.name + "='" + v.text + "' is not a decimal integer");
   }
   return NamedInt{v.name, value};

@@ -37,8 +37,11 @@ struct LaunchEnv {
   uint16_t store_port = 0;
   // Which rule matched: "options", "weft", "torchrun", "openmpi", "pmi", "slurm", "single".
   std::string source;
+  // Other launchers' rank and world-size variables that were set but disagreed, and lost to
+  // the first match: one line naming the winner and them, logged at info. Empty when none.
+  std::string ignored;
 
-  // Rank 0 hosts the store (it binds 0.0.0.0 or store_host); the others connect to it.
+  // Rank 0 hosts the store (it binds exactly store_host); the others connect to it.
   bool hosts_store() const { return rank == 0 && world_size > 1; }
 };
 

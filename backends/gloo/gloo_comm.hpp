@@ -8,9 +8,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/gloo/errors.hpp"
@@ -52,6 +54,12 @@ class Comm {
   // sequence out of the next collective.)
   uint32_t NextCollectiveTag() { return collective_tag_++; }
 
+  // The number of the next framed message (framed_p2p.hpp) to (recv = false) or from `peer`
+  // on `tag`: both ends count a (pair, tag, direction) alike, in posting order.
+  uint64_t NextFramedNumber(bool recv, int32_t peer, int64_t tag) {
+    return framed_numbers_[{recv, peer, tag}]++;
+  }
+
   // WEFT_OK, or the abort or earlier failure that makes the communicator unusable (reported
   // through host->set_error as "<op>: ...").
   weft_status_t CheckUsable(const std::string& op) const;
@@ -85,7 +93,8 @@ class Comm {
   std::shared_ptr<MeshContext> mesh_;
   Loopback loopback_;
   bool registered_ = false;
-  uint32_t collective_tag_ = 0;          // ops of a communicator come from one thread at a time
+  uint32_t collective_tag_ = 0;  // ops of a communicator come from one thread at a time
+  std::map<std::tuple<bool, int32_t, int64_t>, uint64_t> framed_numbers_;  // likewise
   std::vector<std::string> peer_texts_;  // "[127.0.0.1]:41235" per member, "" if unknown
 
   mutable std::mutex mu_;  // guards the fields below

@@ -2,21 +2,24 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include <gloo/transport/tcp/attr.h>
 #include <gloo/transport/tcp/device.h>
 
 #include "backends/gloo/errors.hpp"
 #include "backends/gloo/gloo_guard.hpp"
+#include "backends/gloo/params.hpp"
 
 namespace weft::backends::gloo_plugin {
 namespace {
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
+// A text variable of params.hpp (text never fails to parse; unset is empty).
+std::string Env(std::string_view name) {
+  for (const weft_bk_param_t& p : kParams)
+    if (name == p.name) return param::Read(p).value.text;
+  return {};
 }
 
 std::string HostName() {

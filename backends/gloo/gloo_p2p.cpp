@@ -4,8 +4,10 @@
 // connections, so slots only need to stay clear of the slots Gloo's collectives build on the
 // same context (prefix byte 0x01..0x08 in bits 56..63, see gloo/types.h); the base sets the
 // top bit, and tags must be below 2^56. Gloo matches sends and receives in order per
-// (pair, slot), which is the ABI's "in order per (peer, tag)".
+// (pair, slot), which is the ABI's "in order per (peer, tag)". Messages whose length the host
+// has not agreed with the peer go framed (framed_p2p.hpp).
 #include "backends/gloo/dtype.hpp"
+#include "backends/gloo/framed_p2p.hpp"
 #include "backends/gloo/handles.hpp"
 #include "backends/gloo/op_scope.hpp"
 #include "backends/gloo/ops.hpp"
@@ -33,16 +35,29 @@ std::string P2pName(const Comm& comm, const P2pCall& c) {
          std::to_string(c.bytes) + " bytes";
 }
 
-std::unique_ptr<Request> PostToGloo(const std::shared_ptr<Comm>& comm, const OpScope& scope,
-                                    const P2pCall& c) {
-  auto buffer = comm->mesh()->guarded()->CreateGuarded(NonNull(c.buf), c.bytes);
+bool Framed(const OpScope& scope) { return (scope.flags() & WEFT_BK_OP_UNVERIFIED_SIZE) != 0; }
+
+std::shared_ptr<P2pOp> PostPlain(Comm& comm, const OpScope& scope, const P2pCall& c) {
+  auto buffer = comm.mesh()->guarded()->CreateGuarded(NonNull(c.buf), c.bytes);
   const uint64_t slot = kP2pSlotBase | static_cast<uint64_t>(c.tag);
   if (c.recv) {
     buffer->recv(c.peer, slot, 0, c.bytes);
   } else {
     buffer->send(c.peer, slot, 0, c.bytes);
   }
-  auto p2p = std::make_shared<P2pOp>(std::move(buffer), c.recv, scope.deadline());
+  return std::make_shared<PlainP2p>(std::move(buffer), c.recv, scope.deadline());
+}
+
+std::unique_ptr<Request> PostToGloo(const std::shared_ptr<Comm>& comm, const OpScope& scope,
+                                    const P2pCall& c) {
+  std::shared_ptr<P2pOp> p2p;
+  if (Framed(scope)) {
+    FramedMessage m{comm->mesh()->guarded(), c.buf, c.bytes, c.peer, c.tag};
+    m.number = comm->NextFramedNumber(c.recv, c.peer, c.tag);
+    p2p = c.recv ? PostFramedRecv(m, scope.deadline()) : PostFramedSend(m, scope.deadline());
+  } else {
+    p2p = PostPlain(*comm, scope, c);
+  }
   comm->waiters().Run([p2p] { p2p->Await(); });
   return std::make_unique<GlooP2pRequest>(comm, std::move(p2p), scope.op());
 }
@@ -63,6 +78,10 @@ weft_status_t CheckP2p(const OpScope& scope, const Comm& comm, const P2pCall& c)
   }
   if (c.tag < 0 || c.tag >= kTagLimit) {
     return scope.Fail(WEFT_ERR_INVALID_ARGUMENT, "tag outside [0, 2^56)");
+  }
+  if (Framed(scope) && c.tag >= kFramedTagLimit) {
+    return scope.Fail(WEFT_ERR_INVALID_ARGUMENT,
+                      "a message of unverified length needs a tag below 2^32");
   }
   return WEFT_OK;
 }

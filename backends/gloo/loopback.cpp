@@ -6,10 +6,11 @@
 namespace weft::backends::gloo_plugin {
 
 void Loopback::Deliver(Slot& slot, const char* data, uint64_t bytes) {
-  if (bytes > slot.bytes) {
+  // Exact, as with peers: a shorter message would leave stale bytes at the end.
+  if (bytes != slot.bytes) {
     slot.status = WEFT_ERR_INVALID_ARGUMENT;
     slot.message = "message to self of " + std::to_string(bytes) + " bytes for a receive of " +
-                   std::to_string(slot.bytes) + " bytes";
+                   std::to_string(slot.bytes) + " bytes; lengths must match";
   } else if (bytes > 0) {
     std::memcpy(slot.data, data, bytes);
   }

@@ -18,6 +18,7 @@
 
 #include "backends/gloo/handles.hpp"
 #include "backends/gloo/ops.hpp"
+#include "backends/gloo/params.hpp"
 
 namespace weft::backends::gloo_plugin {
 namespace {
@@ -231,6 +232,10 @@ const weft_backend_plugin_t kTable = {
     &RequestWait,
     &RequestCancel,
     &RequestFree,
+    nullptr,  // send_strided: the host packs
+    nullptr,  // recv_strided
+    kParams,
+    kNumParams,
 };
 
 }  // namespace

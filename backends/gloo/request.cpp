@@ -7,27 +7,32 @@
 #include "backends/gloo/gloo_comm.hpp"
 
 namespace weft::backends::gloo_plugin {
+void P2pOp::Wait(GuardedBuffer& buffer, bool recv) const {
+  // Gloo's timeout is fatal for the context: right at the op's deadline, as intended.
+  const auto timeout = deadline_.GlooTimeout();
+  const bool done = recv ? buffer.waitRecv(nullptr, timeout) : buffer.waitSend(nullptr, timeout);
+  if (!done) throw ::gloo::IoException("wait interrupted");
+}
+
 void P2pOp::Await() noexcept {
   std::exception_ptr error;
+  Failure own;
   try {
-    // Gloo's timeout is fatal for the context: right at the op's deadline, as intended.
-    const auto timeout = deadline_.GlooTimeout();
-    const bool done =
-        recv_ ? buffer_->waitRecv(nullptr, timeout) : buffer_->waitSend(nullptr, timeout);
-    if (!done) throw ::gloo::IoException("wait interrupted");
+    own = Run();
   } catch (...) {
     error = std::current_exception();
   }
-  buffer_.reset();
+  Release();
   {
     std::lock_guard<std::mutex> lock(mu_);
     finished_ = true;
     error_ = error;
+    own_ = std::move(own);
   }
   cv_.notify_all();
 }
 
-bool P2pOp::WaitUntil(Clock::time_point until, std::exception_ptr* error) {
+bool P2pOp::WaitUntil(Clock::time_point until, std::exception_ptr* error, Failure* own) {
   std::unique_lock<std::mutex> lock(mu_);
   const auto finished = [this] { return finished_; };
   if (until == Clock::time_point::max()) {
@@ -36,15 +41,23 @@ bool P2pOp::WaitUntil(Clock::time_point until, std::exception_ptr* error) {
     return false;
   }
   *error = error_;
+  *own = own_;
   return true;
 }
 
 bool GlooP2pRequest::Settle(Clock::time_point until) {
   if (finished()) return true;
   std::exception_ptr error;
-  if (!p2p_->WaitUntil(until, &error)) return false;
-  // Failing here, on the caller's thread, poisons the communicator and records the failure.
-  Finish(error ? comm_->FailWith(op_, ClassifyException(error)) : Failure{});
+  Failure own;
+  if (!p2p_->WaitUntil(until, &error, &own)) return false;
+  if (error) {
+    // Failing here, on the caller's thread, poisons the communicator and records the failure.
+    Finish(comm_->FailWith(op_, ClassifyException(error)));
+  } else if (own.status != WEFT_OK) {
+    Finish({own.status, op_ + ": " + own.message});
+  } else {
+    Finish({});
+  }
   return true;
 }
 

@@ -61,27 +61,56 @@ class DoneRequest final : public Request {
   void Cancel() override {}
 };
 
-// A posted Gloo send or recv. A waiter thread (Waiters) sits in Gloo's wait, bounded by the
-// op's deadline, and records the raw outcome; the request turns it into the op's status on
-// the caller's thread. The waiter holds the op, not the communicator or the plugin state.
+// A posted Gloo send or recv. A waiter thread (Waiters) runs Await(): Gloo's waits, bounded
+// by the op's deadline, and records the raw outcome; the request turns it into the op's status
+// on the caller's thread. The waiter holds the op, not the communicator or the plugin state.
 class P2pOp {
  public:
-  P2pOp(std::unique_ptr<GuardedBuffer> buffer, bool recv, Deadline deadline)
-      : buffer_(std::move(buffer)), recv_(recv), deadline_(deadline) {}
+  explicit P2pOp(Deadline deadline) : deadline_(deadline) {}
+  virtual ~P2pOp() = default;
+  P2pOp(const P2pOp&) = delete;
+  P2pOp& operator=(const P2pOp&) = delete;
 
   // On a waiter thread. Afterwards Gloo holds no reference to the caller's memory.
   void Await() noexcept;
-  // True once finished, with *error null on success; false when `until` passed first.
-  bool WaitUntil(Clock::time_point until, std::exception_ptr* error);
+  // True once finished, with *error what Gloo threw (null if nothing) and *own the op's own
+  // failure (status WEFT_OK if none); false when `until` passed first.
+  bool WaitUntil(Clock::time_point until, std::exception_ptr* error, Failure* own);
+
+ protected:
+  // Gloo's waits. Throws what Gloo throws (a failure of the communicator); returns a failure
+  // of this op alone (a length mismatch), which leaves the communicator as it is.
+  virtual Failure Run() = 0;
+  // Drops every Gloo buffer of the op.
+  virtual void Release() = 0;
+  const Deadline& deadline() const { return deadline_; }
+  // Waits for `buffer`'s send or receive; throws when interrupted or failed.
+  void Wait(GuardedBuffer& buffer, bool recv) const;
 
  private:
-  std::unique_ptr<GuardedBuffer> buffer_;
-  bool recv_;
   Deadline deadline_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool finished_ = false;
   std::exception_ptr error_;
+  Failure own_;
+};
+
+// One unbound buffer's send or receive.
+class PlainP2p final : public P2pOp {
+ public:
+  PlainP2p(std::unique_ptr<GuardedBuffer> buffer, bool recv, Deadline deadline)
+      : P2pOp(deadline), buffer_(std::move(buffer)), recv_(recv) {}
+
+ private:
+  Failure Run() override {
+    Wait(*buffer_, recv_);
+    return {};
+  }
+  void Release() override { buffer_.reset(); }
+
+  std::unique_ptr<GuardedBuffer> buffer_;
+  bool recv_;
 };
 
 class GlooP2pRequest final : public Request {

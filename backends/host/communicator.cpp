@@ -35,14 +35,20 @@ std::vector<uint64_t> Scaled(std::span<const uint64_t> v, uint64_t k) {
 
 Communicator::Communicator(Backend& backend, weft_bk_comm_t* comm, std::vector<int32_t> ranks,
                            int32_t index)
-    : backend_(backend), comm_(comm), ranks_(std::move(ranks)), index_(index) {}
+    : backend_(backend),
+      comm_(comm),
+      ranks_(std::move(ranks)),
+      index_(index),
+      size_safe_((backend.table().capabilities & WEFT_BK_CAP_SIZE_SAFE) != 0) {}
 
 Communicator::~Communicator() {
   if (comm_) backend_.table().comm_destroy(comm_);
 }
 
 weft_bk_op_t Communicator::BkArgs(const OpArgs& a) {
-  return weft_bk_op_t{sizeof(weft_bk_op_t), 0, a.device, a.stream, RemainingMs(a.deadline), seq_++};
+  weft_bk_op_t op{sizeof(weft_bk_op_t), 0, a.device, a.stream, RemainingMs(a.deadline), seq_++};
+  op.flags = a.bk_flags;
+  return op;
 }
 
 Status Communicator::Check(weft_status_t s, const char* op) const {

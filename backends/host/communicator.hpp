@@ -19,6 +19,7 @@ struct OpArgs {
   DLDevice device{kDLCPU, 0};
   void* stream = nullptr;
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  uint32_t bk_flags = 0;  // weft_bk_op_t.flags (WEFT_BK_OP_*)
 };
 
 class Communicator {
@@ -76,6 +77,16 @@ class Communicator {
   // Tag for the next composed operation; every member computes the same sequence.
   int64_t NextInternalTag();
 
+  // The number of the next public collective on this communicator (api/src/collective_check),
+  // counted on every member whether its arguments are checked or not.
+  uint64_t NextUserCall() { return user_calls_++; }
+  // Whether the plugin turns disagreeing arguments into errors (WEFT_BK_CAP_SIZE_SAFE).
+  bool SizeSafe() const { return size_safe_; }
+  // Keeps `memory` until the communicator goes, after the plugin's communicator: memory of the
+  // host's own that requests freed while pending may still read or write (the check records of
+  // a user send/recv whose work was released).
+  void KeepAlive(std::shared_ptr<void> memory) { kept_.push_back(std::move(memory)); }
+
  private:
   weft_bk_op_t BkArgs(const OpArgs& a);
   Status Check(weft_status_t s, const char* op) const;
@@ -89,6 +100,9 @@ class Communicator {
   int32_t index_;
   uint64_t seq_ = 0;
   int64_t internal_tag_ = 0;
+  uint64_t user_calls_ = 0;
+  bool size_safe_ = false;
+  std::vector<std::shared_ptr<void>> kept_;  // destroyed after comm_destroy (the body)
 };
 
 class Communicator::Request {
@@ -106,5 +120,8 @@ class Communicator::Request {
 
 // User tags of weft_send/weft_recv live below this; composed ops use tags above it.
 inline constexpr int64_t kInternalTagBase = int64_t{1} << 40;
+// The argument records of checked user point-to-point (api/src/p2p_check.cpp) travel on
+// kCheckTagBase | role << 31 | user tag: role 0 from the sender, 1 from the receiver.
+inline constexpr int64_t kCheckTagBase = int64_t{1} << 42;
 
 }  // namespace weft::backends

@@ -3,11 +3,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <utility>
+
+#include "common/params.hpp"
 
 namespace weft::backends {
 namespace {
@@ -43,8 +44,30 @@ void** Slot(weft_backend_plugin_t& t, size_t offset) {
   return reinterpret_cast<void**>(reinterpret_cast<char*>(&t) + offset);
 }
 
+// Every word of the comma list must name an op of kOps (or be "all" alone): a typo would
+// otherwise leave the op native and the test that set it checking nothing.
+Status CheckMaskWords(const std::string& disabled) {
+  if (disabled.empty() || disabled == "all") return Status::Ok();
+  for (size_t at = 0, end = 0; end != std::string::npos; at = end + 1) {
+    end = disabled.find(',', at);
+    const std::string word = disabled.substr(at, end == std::string::npos ? end : end - at);
+    const bool known = std::any_of(std::begin(kOps), std::end(kOps),
+                                   [&](const OpMask& op) { return word == op.name; });
+    if (known) continue;
+    std::string names;
+    for (const OpMask& op : kOps) {
+      const std::string item = std::string(", ") + op.name;  // "strided" masks two slots
+      if ((names + ",").find(item + ",") == std::string::npos) names += item;
+    }
+    return InvalidArgument("WEFT_BACKEND_DISABLE_OPS is '" + disabled + "' but '" + word +
+                           "' names no op (all, or a comma list of" + names.substr(1) + ")");
+  }
+  return Status::Ok();
+}
+
 // A capability bit without its function (or the reverse) means "absent": the host composes.
 Status ApplyMask(weft_backend_plugin_t& t, const std::string& disabled) {
+  WEFT_RETURN_IF_ERROR(CheckMaskWords(disabled));
   for (const OpMask& op : kOps) {
     const bool off =
         disabled == "all" ||
@@ -78,16 +101,59 @@ Status CheckMandatory(const weft_backend_plugin_t& t, const std::string& path) {
   return Status::Ok();
 }
 
+// The descriptor i of an array whose elements are params[0].struct_size bytes apart.
+const weft_bk_param_t* ParamAt(const weft_backend_plugin_t& t, size_t i) {
+  const char* base = reinterpret_cast<const char*>(t.params);
+  return reinterpret_cast<const weft_bk_param_t*>(base + i * t.params[0].struct_size);
+}
+
+bool DeclaredByHost(std::string_view name) {
+  return std::any_of(std::begin(params::kHostParams), std::end(params::kHostParams),
+                     [&](const weft_bk_param_t& p) { return name == p.name; });
+}
+
+// Copies the plugin's parameter declarations and checks each, so that nothing later reads a
+// malformed one: the host lists them, parses their values and compares the must-match ones.
+Result<std::vector<weft_bk_param_t>> CopyParams(const weft_backend_plugin_t& t,
+                                                const std::string& path) {
+  std::vector<weft_bk_param_t> out;
+  if (t.num_params == 0) return out;
+  const std::string who = "plugin " + path;
+  if (t.params == nullptr || t.num_params > 4096)
+    return Status(Code::kPlugin, who + " declares " + std::to_string(t.num_params) +
+                                     " parameters but params is " +
+                                     (t.params ? "not an array of that many" : "NULL"));
+  const uint32_t stride = t.params[0].struct_size;
+  for (size_t i = 0; i < t.num_params; ++i) {
+    const weft_bk_param_t* p = ParamAt(t, i);
+    const std::string at = who + ": parameter " + std::to_string(i);
+    if (stride < sizeof(weft_bk_param_t) || p->struct_size != stride)
+      return Status(Code::kPlugin, at + " has struct_size " + std::to_string(p->struct_size) +
+                                       " (ABI 1.3's is " + std::to_string(sizeof(weft_bk_param_t)) +
+                                       ", and every descriptor's must be the same)");
+    weft_bk_param_t copy;
+    std::memcpy(&copy, p, sizeof(copy));
+    copy.struct_size = sizeof(copy);
+    std::string why = param::CheckDescriptor(copy);
+    const std::string name = copy.name ? copy.name : "";
+    if (why.empty() && DeclaredByHost(name)) why = "is declared by libweft already";
+    for (const weft_bk_param_t& seen : out)
+      if (why.empty() && name == seen.name) why = "is declared twice";
+    if (!why.empty())
+      return Status(Code::kPlugin, at + (name.empty() ? "" : " (" + name + ")") + " " + why);
+    out.push_back(copy);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> PluginSearchPath(const std::string& name) {
   const std::string file = "libweft-backend-" + name + ".so";
   std::vector<std::string> out;
-  if (const char* env = std::getenv("WEFT_PLUGIN_PATH")) {
-    std::stringstream ss(env);
-    for (std::string dir; std::getline(ss, dir, ':');)
-      if (!dir.empty()) out.push_back(dir + "/" + file);
-  }
+  std::stringstream ss(params::ValueOrDefault("WEFT_PLUGIN_PATH").text);
+  for (std::string dir; std::getline(ss, dir, ':');)
+    if (!dir.empty()) out.push_back(dir + "/" + file);
   const std::string dir = LibraryDir();
   if (!dir.empty()) out.push_back(dir + "/" + file);
   return out;
@@ -151,12 +217,14 @@ Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_
     return Status(Code::kVersionMismatch, "plugin " + path + " has a table of " +
                                               std::to_string(table->struct_size) +
                                               " bytes, smaller than ABI 1.0's");
-  // A 1.0 plugin's table ends before the 1.1 functions: they stay NULL (the host packs).
+  // A 1.0 plugin's table ends before the 1.1 functions: they stay NULL (the host packs); a
+  // table before 1.3 declares no parameters.
   plugin->table_ = weft_backend_plugin_t{};
   std::memcpy(&plugin->table_, table,
               std::min<size_t>(table->struct_size, sizeof(weft_backend_plugin_t)));
   plugin->table_.struct_size = sizeof(weft_backend_plugin_t);
   WEFT_RETURN_IF_ERROR(CheckMandatory(plugin->table_, path));
+  WEFT_ASSIGN_OR_RETURN(plugin->params_, CopyParams(plugin->table_, path));
   WEFT_RETURN_IF_ERROR(ApplyMask(plugin->table_, disabled_ops));
   return plugin;
 }

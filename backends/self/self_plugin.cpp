@@ -211,7 +211,7 @@ const weft_backend_plugin_t kPlugin = {
     WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER | WEFT_BK_CAP_ALLGATHERV |
         WEFT_BK_CAP_REDUCE_SCATTER | WEFT_BK_CAP_REDUCE_SCATTERV | WEFT_BK_CAP_ALLTOALL |
         WEFT_BK_CAP_ALLTOALLV | WEFT_BK_CAP_BROADCAST | WEFT_BK_CAP_BARRIER | WEFT_BK_CAP_GROUP |
-        WEFT_BK_CAP_ASYNC,
+        WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_SIZE_SAFE,  // one member: nobody to disagree with
     Init,
     Finalize,
     Abort,

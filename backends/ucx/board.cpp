@@ -1,11 +1,5 @@
 #include "backends/ucx/board.hpp"
 
-#include <signal.h>
-
-#include <cerrno>
-#include <fstream>
-#include <string>
-
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -19,17 +13,6 @@ std::atomic_ref<uint32_t> SleepingWord(const char* base) {
 }
 
 }  // namespace
-
-bool ProcessAlive(pid_t pid) {
-  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos || close + 2 >= stat.size()) return !stat.empty();
-  const char state = stat[close + 2];
-  return state != 'Z' && state != 'X';
-}
 
 bool Board::Open() {
   // Sparse: only the areas communicators use get pages.

@@ -143,7 +143,4 @@ class BoardWaiter {
   virtual bool Idle() const = 0;
 };
 
-// Whether process `pid` is still running (exists and is no zombie).
-bool ProcessAlive(pid_t pid);
-
 }  // namespace weft::backends::ucx_plugin

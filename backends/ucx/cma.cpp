@@ -84,8 +84,10 @@ weft_status_t ReadFailure(int64_t pid, int err, std::string* why) {
 
 // Copies between a strided region in this process and one in process `pid` (equal sizes), in
 // the regions' byte order: reads (remote -> local) or writes (local -> remote).
+// A write looks at its loan (`grants`, `token`) before each system call.
 weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout& remote_layout,
-                         char* local, const Layout& local_layout, std::string* why) {
+                         char* local, const Layout& local_layout, std::string* why,
+                         const PeerGrants* grants = nullptr, uint64_t token = 0) {
   // The kernel pins the pages and takes the other process's mm lock once per *remote* iovec,
   // about a third of a microsecond each, while local iovecs are cheap. So remote runs that
   // continue one another are one iovec, and a reader also reads runs separated by a small gap
@@ -108,6 +110,12 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
   auto call = [&]() -> weft_status_t {
     close_span();
     if (nl == 0) return WEFT_OK;
+    weft_status_t revoked = WEFT_OK;
+    if (grants != nullptr && !grants->Claimed(token, &revoked)) {
+      *why = "the receiver took its buffer back mid-write (its receive ended with status " +
+             std::to_string(revoked) + ")";
+      return revoked;
+    }
     const auto p = static_cast<pid_t>(pid);
     const ssize_t got =
         write ? process_vm_writev(p, l, nl, r, nr, 0) : process_vm_readv(p, l, nl, r, nr, 0);
@@ -210,9 +218,11 @@ weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remot
 }
 
 weft_status_t WriteRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
-                                const char* local, const Layout& local_layout, std::string* why) {
+                                const char* local, const Layout& local_layout, std::string* why,
+                                const PeerGrants& grants, uint64_t token) {
   // The kernel only reads the local iovecs of a write.
-  return CopyRegion(true, pid, remote, remote_layout, const_cast<char*>(local), local_layout, why);
+  return CopyRegion(true, pid, remote, remote_layout, const_cast<char*>(local), local_layout, why,
+                    &grants, token);
 }
 
 weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t length,

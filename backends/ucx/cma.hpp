@@ -114,9 +114,12 @@ weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remot
                                char* local, const Layout& local_layout, std::string* why,
                                Bounce bounce = {});
 // The other way (process_vm_writev): the bytes of `local_layout` at `local` in order into
-// those of `remote_layout` at `remote` in process `pid`. A process that is gone is
-// PEER_FAILURE, memory it does not have INVALID_ARGUMENT.
+// those of `remote_layout` at `remote` in process `pid`, a buffer it lent for `token` in its
+// grant table (`grants`): before each system call the loan is looked at, and a loan the
+// receiver revoked (grants.hpp) stops the write with the status the receive ended with. A
+// process that is gone is PEER_FAILURE, memory it does not have INVALID_ARGUMENT.
 weft_status_t WriteRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
-                                const char* local, const Layout& local_layout, std::string* why);
+                                const char* local, const Layout& local_layout, std::string* why,
+                                const PeerGrants& grants, uint64_t token);
 
 }  // namespace weft::backends::ucx_plugin

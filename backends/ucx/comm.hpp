@@ -2,7 +2,10 @@
 // its messages apart from every other communicator's on the same worker.
 //
 // UCX tag (64 bits, matched with a full mask, no wildcards):
-//   bits 63..48  communicator id (16 bits, agreed through the store, never 0 for groups > 1)
+//   bits 63..49  communicator id (15 bits, agreed through the store, never 0 for groups > 1)
+//   bit  48      set on the host's argument records of checked user send/recv
+//                (kCheckTagBase | role << 31 | user tag, backends/host/communicator.hpp);
+//                the low 32 bits are then role << 31 | user tag
 //   bit  47      set on the Ack of a single-copy message (cma.hpp), which goes back from the
 //                receiver under the message's tag
 //   bits 46..32  the sender's group index (15 bits: groups of at most 32768 members)
@@ -24,22 +27,29 @@
 namespace weft::backends::ucx_plugin {
 
 inline constexpr int kSourceShift = 32;
-inline constexpr int kCommShift = 48;
+inline constexpr int kCommShift = 49;
+inline constexpr int kCheckShift = 48;
 inline constexpr int kAckShift = 47;
+inline constexpr uint32_t kMaxCommId = (1u << 15) - 1;
 inline constexpr int32_t kMaxMembers = 1 << 15;
 inline constexpr int64_t kUserTagLimit = int64_t{1} << 31;
 inline constexpr int64_t kHostInternalTagBase = int64_t{1} << 40;
 inline constexpr int64_t kHostInternalTagLimit = int64_t{1} << 30;
+inline constexpr int64_t kHostCheckTagBase = int64_t{1} << 42;
 inline constexpr uint32_t kCollectiveTagBit = uint32_t{3} << 30;
 
-// The low 32 bits for a weft tag, or false when the tag has no encoding.
-inline bool EncodeTag(int64_t tag, uint32_t* out) {
+// The bits 48..0 for a weft tag (bit 48 and the low 32), or false when it has no encoding.
+inline bool EncodeTag(int64_t tag, uint64_t* out) {
   if (tag >= 0 && tag < kUserTagLimit) {
-    *out = static_cast<uint32_t>(tag);
+    *out = static_cast<uint64_t>(tag);
     return true;
   }
   if (tag >= kHostInternalTagBase && tag - kHostInternalTagBase < kHostInternalTagLimit) {
-    *out = static_cast<uint32_t>(kUserTagLimit | (tag - kHostInternalTagBase));
+    *out = static_cast<uint64_t>(kUserTagLimit | (tag - kHostInternalTagBase));
+    return true;
+  }
+  if (tag >= kHostCheckTagBase && tag - kHostCheckTagBase < 2 * kUserTagLimit) {
+    *out = (uint64_t{1} << kCheckShift) | static_cast<uint64_t>(tag - kHostCheckTagBase);
     return true;
   }
   return false;
@@ -48,13 +58,13 @@ inline bool EncodeTag(int64_t tag, uint32_t* out) {
 // The op tag of the plugin's collective number `seq` on a communicator.
 inline uint32_t CollectiveTag(uint32_t seq) { return kCollectiveTagBit | (seq & 0x3FFFFFFFu); }
 
-inline uint64_t WireTag(uint16_t comm_id, int32_t source_index, uint32_t tag) {
+inline uint64_t WireTag(uint16_t comm_id, int32_t source_index, uint64_t tag) {
   return (uint64_t{comm_id} << kCommShift) |
          (static_cast<uint64_t>(source_index & (kMaxMembers - 1)) << kSourceShift) | tag;
 }
 
 // The tag of the Ack that the member `receiver_index` sends back for a single-copy message.
-inline uint64_t AckTag(uint16_t comm_id, int32_t receiver_index, uint32_t tag) {
+inline uint64_t AckTag(uint16_t comm_id, int32_t receiver_index, uint64_t tag) {
   return WireTag(comm_id, receiver_index, tag) | (uint64_t{1} << kAckShift);
 }
 

@@ -6,13 +6,14 @@
 #include <chrono>
 #include <thread>
 
-#include "backends/ucx/board.hpp"
+#include "backends/ucx/process_state.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
 
-// A slot word: gen (48 bits) << 16 | state << 8 | the writer's status (int8).
-enum : uint64_t { kFree = 0, kLent = 1, kWriting = 2, kDone = 3 };
+// A slot word: gen (48 bits) << 16 | state << 8 | a status (int8): the writer's in DONE, the
+// receive's in FREE and REVOKED (how it ended when it took the slot back).
+enum : uint64_t { kFree = 0, kLent = 1, kWriting = 2, kDone = 3, kRevoked = 4 };
 constexpr uint64_t kGenMask = (uint64_t{1} << 48) - 1;
 
 uint64_t Word(uint64_t gen, uint64_t state, weft_status_t status = WEFT_OK) {
@@ -29,6 +30,14 @@ uint64_t TokenGen(uint64_t token) { return token & kGenMask; }
 // The words are shared with other processes: every access is atomic (lock-free on 64 bits).
 std::atomic_ref<uint64_t> At(uint64_t* words, uint32_t slot) {
   return std::atomic_ref<uint64_t>(words[slot]);
+}
+
+// What a writer reports when the receive took its buffer back: a deadline or a peer's failure
+// as they are (its host then reports the deadline, or waits for the store's verdict naming the
+// rank that failed, SPEC §10), anything else as ABORTED.
+weft_status_t Refusal(uint64_t word) {
+  const weft_status_t s = StatusOf(word);
+  return s == WEFT_ERR_TIMEOUT || s == WEFT_ERR_PEER_FAILURE ? s : WEFT_ERR_ABORTED;
 }
 
 }  // namespace
@@ -53,7 +62,9 @@ GrantIdentity GrantTable::Identity() const {
 }
 
 uint64_t GrantTable::Lend() {
-  if (!open() || free_.empty()) return 0;
+  if (!open()) return 0;
+  if (!revoked_.empty()) ReturnRevoked();
+  if (free_.empty()) return 0;
   const uint32_t slot = free_.back();
   free_.pop_back();
   const uint64_t gen = next_gen_++ & kGenMask;
@@ -63,6 +74,19 @@ uint64_t GrantTable::Lend() {
   return uint64_t{slot} << 48 | gen;
 }
 
+void GrantTable::ReturnRevoked() {
+  const bool look = free_.empty();  // the writers' liveness is a file read: only when needed
+  std::erase_if(revoked_, [&](const Revoked& r) {
+    const uint64_t w = At(words_, r.slot).load(std::memory_order_acquire);
+    const bool over = GenOf(w) != r.gen || StateOf(w) == kDone || (look && !ProcessAlive(r.writer));
+    if (over) {
+      At(words_, r.slot).store(Word(r.gen, kFree), std::memory_order_release);
+      free_.push_back(r.slot);
+    }
+    return over;
+  });
+}
+
 bool GrantTable::Finished(uint64_t token, weft_status_t* status) const {
   const uint64_t w = At(words_, SlotOf(token)).load(std::memory_order_acquire);
   if (GenOf(w) != TokenGen(token) || StateOf(w) != kDone) return false;
@@ -70,9 +94,17 @@ bool GrantTable::Finished(uint64_t token, weft_status_t* status) const {
   return true;
 }
 
-void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
+bool GrantTable::Revoke(uint32_t slot, uint64_t gen, pid_t writer, weft_status_t why, uint64_t* w) {
+  if (!At(words_, slot)
+           .compare_exchange_strong(*w, Word(gen, kRevoked, why), std::memory_order_acq_rel))
+    return false;
+  revoked_.push_back(Revoked{slot, gen, writer});
+  return true;
+}
+
+bool GrantTable::Reclaim(uint64_t token, pid_t writer_pid, weft_status_t why) {
   const uint32_t slot = SlotOf(token);
-  if (!open() || slot >= slots_) return;
+  if (!open() || slot >= slots_) return true;
   auto word = At(words_, slot);
   const uint64_t gen = TokenGen(token);
   uint64_t w = word.load(std::memory_order_acquire);
@@ -80,18 +112,25 @@ void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
   auto checked = start;
   while (GenOf(w) == gen) {
     if (StateOf(w) == kLent) {
-      // Revoked: a writer's Claim, which expects LENT(gen), now fails.
-      if (word.compare_exchange_weak(w, Word(gen, kFree), std::memory_order_acq_rel)) break;
-      continue;  // w was reloaded
+      // Revoked before the writer claimed it: its Claim, which expects LENT(gen), now fails
+      // and reads why.
+      if (!word.compare_exchange_weak(w, Word(gen, kFree, why), std::memory_order_acq_rel))
+        continue;  // w was reloaded
+      free_.push_back(slot);
+      return true;
     }
-    if (StateOf(w) == kDone) break;
-    if (StateOf(w) != kWriting) break;  // not ours any more (cannot happen: we own the slot)
+    if (StateOf(w) != kWriting) break;  // DONE (else not ours: cannot happen, we own the slot)
     // The writer is copying into the buffer right now: the buffer is not ours until it is
-    // done, which takes as long as the copy. A writer that died mid-copy writes no more.
+    // done, which takes as long as the copy, if the writer runs. A writer that died mid-copy
+    // writes no more; a stopped one or a slow one is revoked (grants.hpp).
     const auto now = std::chrono::steady_clock::now();
-    if (now - checked > std::chrono::milliseconds(1)) {
+    if (now - checked >= std::chrono::milliseconds(1)) {
       checked = now;
-      if (!ProcessAlive(writer_pid)) break;
+      const ProcessState st = StateOfProcess(writer_pid);
+      if (st == ProcessState::kGone) break;
+      if ((st == ProcessState::kStopped || now - start >= kWriterGrace) &&
+          Revoke(slot, gen, writer_pid, why, &w))
+        return false;
     }
     if (now - start < std::chrono::milliseconds(2))
       sched_yield();
@@ -101,6 +140,7 @@ void GrantTable::Reclaim(uint64_t token, pid_t writer_pid) {
   }
   word.store(Word(gen, kFree), std::memory_order_release);
   free_.push_back(slot);
+  return true;
 }
 
 bool PeerGrants::Open(pid_t pid, const GrantIdentity& id) {
@@ -112,12 +152,22 @@ bool PeerGrants::Open(pid_t pid, const GrantIdentity& id) {
   return true;
 }
 
-bool PeerGrants::Claim(uint64_t token) {
+weft_status_t PeerGrants::Claim(uint64_t token) const {
   const uint32_t slot = SlotOf(token);
-  if (!open() || slot >= slots_) return false;
-  uint64_t expect = Word(TokenGen(token), kLent);
-  return At(words_, slot)
-      .compare_exchange_strong(expect, Word(TokenGen(token), kWriting), std::memory_order_acq_rel);
+  if (!open() || slot >= slots_) return WEFT_ERR_ABORTED;
+  uint64_t w = Word(TokenGen(token), kLent);
+  if (At(words_, slot)
+          .compare_exchange_strong(w, Word(TokenGen(token), kWriting), std::memory_order_acq_rel))
+    return WEFT_OK;
+  // Taken back: FREE(gen, why) unless lent again since.
+  return GenOf(w) == TokenGen(token) && StateOf(w) == kFree ? Refusal(w) : WEFT_ERR_ABORTED;
+}
+
+bool PeerGrants::Claimed(uint64_t token, weft_status_t* why) const {
+  const uint64_t w = At(words_, SlotOf(token)).load(std::memory_order_acquire);
+  if (w == Word(TokenGen(token), kWriting)) return true;
+  *why = Refusal(w);
+  return false;
 }
 
 void PeerGrants::Complete(uint64_t token, weft_status_t status) {

@@ -29,7 +29,7 @@ constexpr uint64_t kFullMask = ~uint64_t{0};
 
 struct Checked {
   uint64_t bytes = 0;
-  uint32_t tag = 0;
+  uint64_t tag = 0;  // bits 48..0 of the wire tag (comm.hpp)
 };
 
 weft_status_t Check(Comm& c, uint64_t count, DLDataType t, int32_t peer, int64_t tag,

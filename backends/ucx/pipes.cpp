@@ -128,13 +128,15 @@ bool PipeFile::Release(uint64_t token, weft_status_t status) {
   held_[i] = false;
   PipeChannel c = ChannelIn(file_.base(), i);
   const uint64_t gen = PipeGenOf(token);
+  // How the send ended, first: a receiver attached now hears that no more bytes come, and one
+  // whose descriptor arrives later finds the channel taken back and reads why.
+  if (status != WEFT_OK)
+    At(c.ctl->withdrawn).store(ResultWord(gen, status), std::memory_order_release);
   uint64_t open = Word(gen, kOpen);
   if (At(c.ctl->state).compare_exchange_strong(open, kFree, std::memory_order_acq_rel))
     return false;
-  // Attached (or already let go): a receiver still waiting for bytes hears that none come.
-  if (open != Word(gen, kAttached) || status == WEFT_OK) return false;
-  At(c.ctl->withdrawn).store(ResultWord(gen, status), std::memory_order_release);
-  return true;
+  // Attached (or already let go): wake a receiver still waiting for bytes.
+  return open == Word(gen, kAttached) && status != WEFT_OK;
 }
 
 PipeChannel PipeFile::channel(uint64_t token) const {

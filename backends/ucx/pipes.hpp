@@ -107,8 +107,8 @@ class PipeFile {
   uint64_t Acquire();
   // The sender is done with the message of `token`, completed or ended with `status`: the
   // channel returns to the pool once its receiver, if attached, let go of it too (a receiver
-  // attaching later finds another state and fails). Returns whether an attached receiver was
-  // told (`withdrawn`): the caller wakes it.
+  // attaching later finds another state and fails, reading `status` in `withdrawn`). Returns
+  // whether an attached receiver was told (`withdrawn`): the caller wakes it.
   bool Release(uint64_t token, weft_status_t status);
   PipeChannel channel(uint64_t token) const;
   // Whether the message of `token` is still OPEN or ATTACHED (the receiver did not end it).

@@ -18,6 +18,7 @@
 #include "backends/ucx/coll/entry.hpp"
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/p2p.hpp"
+#include "backends/ucx/params.hpp"
 #include "backends/ucx/state.hpp"
 #include "backends/ucx/wait.hpp"
 
@@ -145,7 +146,8 @@ const weft_backend_plugin_t kPlugin = {
     sizeof(weft_backend_plugin_t),
     WEFT_BACKEND_PLUGIN_ABI_VERSION,
     "ucx",
-    WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | kCollectiveCaps,
+    // SIZE_SAFE: every receive checks the length it got (README, "Capabilities").
+    WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_STRIDED | WEFT_BK_CAP_SIZE_SAFE | kCollectiveCaps,
     Init,
     Finalize,
     Abort,
@@ -171,6 +173,8 @@ const weft_backend_plugin_t kPlugin = {
     FreeEntry,
     SendStridedEntry,
     RecvStridedEntry,
+    kParams,
+    kNumParams,
 };
 
 }  // namespace

@@ -36,10 +36,10 @@ void AwaitClose(ucp_worker_h worker, void* req, Clock::time_point until) {
 
 }  // namespace
 
-State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args)
+State::State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args, const Tuning& tuning)
     : host_(host),
       args_(args),
-      tuning_(ReadTuning(host)),
+      tuning_(tuning),
       cpu_per_rank_(CpuPerRank(args.local_world_size > 0 ? args.local_world_size : 1)),
       spin_(std::chrono::microseconds(SpinMicroseconds(tuning_, cpu_per_rank_))) {}
 
@@ -57,7 +57,13 @@ weft_status_t State::Create(const weft_bk_host_api_t* host, const weft_bk_init_a
     host->set_error(host->host_data, "ucx: init: rank outside the world");
     return WEFT_ERR_INVALID_ARGUMENT;
   }
-  auto s = std::unique_ptr<State>(new (std::nothrow) State(host, *args));
+  Tuning tuning;
+  std::string why;
+  if (!ReadTuning(&tuning, &why)) {
+    host->set_error(host->host_data, ("ucx: init: " + why).c_str());
+    return WEFT_ERR_INVALID_ARGUMENT;
+  }
+  auto s = std::unique_ptr<State>(new (std::nothrow) State(host, *args, tuning));
   if (!s) return WEFT_ERR_OUT_OF_MEMORY;
   if (weft_status_t st = s->Open(); st != WEFT_OK) return st;
   *out = std::move(s);
@@ -432,8 +438,15 @@ void State::EndLoan(Request* r) {
     loans_.erase(loans_.begin() + static_cast<std::ptrdiff_t>(i));
     break;
   }
-  // Afterwards the sender cannot write into the buffer any more (it may be reused now).
-  grants_.Reclaim(token, static_cast<pid_t>(peers_[r->peer_rank]->pid));
+  // Afterwards the sender cannot write into the buffer any more (it may be reused now), unless
+  // it was stopped mid-write (grants.hpp): say so, since nothing else will.
+  if (!grants_.Reclaim(token, static_cast<pid_t>(peers_[r->peer_rank]->pid), r->status))
+    host_->log(host_->host_data, WEFT_LOG_WARN,
+               ("ucx: " + r->Name() + ": rank " + std::to_string(r->peer_rank) +
+                " was stopped (or slow) while writing into the receive buffer when the receive "
+                "ended; it writes nothing more once it resumes, but a copy the kernel had begun "
+                "still lands")
+                   .c_str());
 }
 
 void State::CheckLoans() {
@@ -455,11 +468,15 @@ void State::WriteQueued(Request* r) {
   r->in_transfer_queue = false;
   Peer& p = *peers_[r->peer_rank];
   const uint64_t token = r->desc.grant;
-  if (p.grants == nullptr || !p.grants->Claim(token)) {
-    // The receiver took its buffer back (its receive ended) before we got to write.
+  const weft_status_t refused = p.grants == nullptr ? WEFT_ERR_ABORTED : p.grants->Claim(token);
+  if (refused != WEFT_OK) {
+    // The receiver took its buffer back (its receive ended) before we got to write: how it
+    // ended is ours (a deadline stays a deadline, grants.hpp).
     if (!r->done)
-      r->Finish(WEFT_ERR_ABORTED,
-                r->Name() + ": the receiver withdrew its receive before the message was written");
+      r->Finish(refused, r->Name() +
+                             ": the receiver withdrew its receive before the message was "
+                             "written (its receive ended with status " +
+                             std::to_string(refused) + ")");
   } else {
     weft_status_t s = r->status;
     std::string why;
@@ -467,7 +484,8 @@ void State::WriteQueued(Request* r) {
       const Clock::time_point start = Clock::now();
       s = r->desc.length == r->bytes && r->desc.layout.Bytes() == r->bytes
               ? WriteRemoteRegion(p.pid, r->desc.address, r->desc.layout,
-                                  static_cast<const char*>(r->user_buf), r->layout, &why)
+                                  static_cast<const char*>(r->user_buf), r->layout, &why, *p.grants,
+                                  token)
               : (why = "the receiver's push request is inconsistent", WEFT_ERR_INVALID_ARGUMENT);
       if (s == WEFT_OK) RecordWay(*r, PathChoice::kSingleCopy, NanosecondsSince(start));
       NoteCopyFailure(s, r->peer_rank, &why);

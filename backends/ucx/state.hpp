@@ -67,7 +67,7 @@ class State {
  public:
   static weft_status_t Create(const weft_bk_host_api_t* host, const weft_bk_init_args_t* args,
                               std::unique_ptr<State>* out);
-  State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args);
+  State(const weft_bk_host_api_t* host, const weft_bk_init_args_t& args, const Tuning& tuning);
   ~State();
   State(const State&) = delete;
   State& operator=(const State&) = delete;

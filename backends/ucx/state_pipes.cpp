@@ -27,6 +27,18 @@ void WakePeer(const PeerPipes* p) {
   if (p != nullptr) p->WakeIfSleeping();
 }
 
+// A receiver's status for a message its sender withdrew, from how the send ended: a peer's
+// failure or a deadline as they are (see EndPipe), anything else ABORTED.
+weft_status_t Withdrawal(weft_status_t send_status) {
+  return send_status == WEFT_ERR_PEER_FAILURE || send_status == WEFT_ERR_TIMEOUT ? send_status
+                                                                                 : WEFT_ERR_ABORTED;
+}
+
+std::string WithdrawnMessage(const Request& r, weft_status_t send_status) {
+  return r.Name() + ": the sender withdrew the message (its send ended with status " +
+         std::to_string(send_status) + ")";
+}
+
 // The sender's view of how the receiver ended a message.
 std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
   if (s == WEFT_ERR_INVALID_ARGUMENT)
@@ -100,7 +112,9 @@ void State::AnswerPipe(Request* r) {
     return;
   }
   if (!p.pipes->Attach(r->desc.grant)) {  // the sender's op ended: nobody waits for an answer
-    if (!r->done) r->Finish(WEFT_ERR_ABORTED, r->Name() + ": the sender withdrew the message");
+    weft_status_t why = WEFT_ERR_ABORTED;
+    (void)p.pipes->Withdrawn(r->desc.grant, &why);
+    if (!r->done) r->Finish(Withdrawal(why), WithdrawnMessage(*r, why));
     return;
   }
   if (r->done) {  // refused (sizes), cancelled or failed before the descriptor was looked at
@@ -122,7 +136,8 @@ void State::EndPipe(Request* r) {
     // A send that ended early withdraws the message, with how it ended: the receiver fails
     // with PEER_FAILURE when this op failed with a peer (so its host waits for the verdict
     // that names the rank that failed first, SPEC §10, rather than reporting an ABORTED that
-    // would hide it), else with ABORTED.
+    // would hide it), with TIMEOUT when it passed its deadline (a rank stopped somewhere:
+    // the receiver's call is the same one and times out too), else with ABORTED.
     if (pipes_.Release(token, r->status)) WakePeer(peers_[r->peer_rank]->pipes.get());
     return;
   }
@@ -164,9 +179,7 @@ void State::AdvancePipes() {
     if (r->pipe_pos == r->bytes)
       r->Finish(WEFT_OK, {});  // EndPipe answers
     else if (withdrawn)
-      r->Finish(why == WEFT_ERR_PEER_FAILURE ? why : WEFT_ERR_ABORTED,
-                r->Name() + ": the sender withdrew the message (its send ended with status " +
-                    std::to_string(why) + ")");
+      r->Finish(Withdrawal(why), WithdrawnMessage(*r, why));
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "placement/executor/pairwise.hpp"
 #include "placement/planner/localize.hpp"
 
 namespace weft::placement::executor {
@@ -23,10 +24,13 @@ Result<std::shared_ptr<const Executor>> Executor::Create(planner::Plan plan, int
   e->rank_ = rank;
   WEFT_ASSIGN_OR_RETURN(e->steps_, planner::Localize(plan, rank));
   // The plan hash covers the steps; the layouts' descriptions add the splits and the mesh, so
-  // two ranks that asked for different (even equally planned) redistributes disagree.
+  // two ranks that asked for different (even equally planned) redistributes disagree; and the
+  // all-to-all chunk size, which sets how many messages each piece takes.
   const std::string layouts = plan.src->Describe() + "\n->\n" + plan.dst->Describe();
+  WEFT_ASSIGN_OR_RETURN(const int64_t chunk, AlltoallChunkBytes());
   uint64_t h = 14695981039346656037ull;
   h = Fnv1a(h, &plan.hash, sizeof(plan.hash));
+  h = Fnv1a(h, &chunk, sizeof(chunk));
   e->fingerprint_ = Fnv1a(h, layouts.data(), layouts.size());
   // Plan-owned memory with compact user buffers: the two intermediate buffers and the staging
   // buffers at their largest (data pointers are not needed to decide what gets packed).

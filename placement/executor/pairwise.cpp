@@ -1,25 +1,17 @@
 #include "placement/executor/pairwise.hpp"
 
 #include <algorithm>
-#include <cstdlib>
+
+#include "common/params.hpp"
 
 namespace weft::placement::executor {
 namespace {
 
-// Chunks of about this many bytes: small enough that the first is on the wire while the rest
-// are packed, large enough that per-message costs stay negligible.
-int64_t ChunkBytes() {
-  static const int64_t v = [] {
-    const char* e = std::getenv("WEFT_ALLTOALL_CHUNK_BYTES");
-    return e ? std::max<int64_t>(std::atoll(e), 1) : int64_t{8} << 20;
-  }();
-  return v;
-}
-
 // The chunks of a box: consecutive runs of its outermost dim of extent > 1, each a contiguous
-// range of the box's row-major order. Both ends derive them from the same global box, so they
-// agree on the count and sizes without talking.
-std::vector<Box> Chunks(const Box& b, int64_t item, int64_t chunk_bytes = ChunkBytes()) {
+// range of the box's row-major order. Both ends derive them from the same global box and the
+// same chunk size (a must-match variable), so they agree on the count and sizes without
+// talking.
+std::vector<Box> Chunks(const Box& b, int64_t item, int64_t chunk_bytes) {
   std::vector<Box> out;
   if (b.Empty()) return out;
   int32_t d = 0;
@@ -118,6 +110,8 @@ Status CopyKeptWhileProgressing(const device::Queue& q, const TensorView& from,
 
 }  // namespace
 
+Result<int64_t> AlltoallChunkBytes() { return params::Int("WEFT_ALLTOALL_CHUNK_BYTES"); }
+
 Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
                         size_t self, const Box* keep, const TensorView& from, const TensorView& to,
                         device::Workspace& send_stage, device::Workspace& recv_stage,
@@ -125,6 +119,7 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
                         const backends::OpArgs& args) {
   const int64_t item = from.item;
   const size_t n = send_boxes.size();
+  WEFT_ASSIGN_OR_RETURN(const int64_t chunk, AlltoallChunkBytes());
   const int64_t tag = comm.NextInternalTag();
   // A plugin that moves strided regions itself (UCX: one cross-memory read from the sender's
   // rows into the receiver's) takes every non-contiguous piece whole: no packing, no staging.
@@ -150,7 +145,7 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
     if (strided && rat[k] >= 0) {
       // Chunk by chunk like the sender (both derive the chunks from the global box, whatever
       // either side's memory looks like), each chunk straight into place.
-      for (const Box& c : Chunks(recv_boxes[k], item)) {
+      for (const Box& c : Chunks(recv_boxes[k], item, chunk)) {
         WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, true, to, c, k, tag, args));
         recvs.push_back(std::move(r));
         pending.push_back({k, c, nullptr});
@@ -158,7 +153,7 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
       continue;
     }
     char* stage = rat[k] >= 0 ? recv_base + rat[k] * item : nullptr;
-    for (const Box& c : Chunks(recv_boxes[k], item)) {
+    for (const Box& c : Chunks(recv_boxes[k], item, chunk)) {
       char* at = stage ? stage : to.At(c.offset.data());
       WEFT_ASSIGN_OR_RETURN(auto r, comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
                                                   static_cast<int32_t>(k), tag, args));
@@ -172,14 +167,14 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
     const size_t k = (self + i) % n;
     if (k == self || send_boxes[k].Empty()) continue;
     if (strided && sat[k] >= 0) {
-      for (const Box& c : Chunks(send_boxes[k], item)) {
+      for (const Box& c : Chunks(send_boxes[k], item, chunk)) {
         WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, false, from, c, k, tag, args));
         sends.push_back(std::move(r));
       }
       continue;
     }
     char* stage = sat[k] >= 0 ? send_base + sat[k] * item : nullptr;
-    for (const Box& c : Chunks(send_boxes[k], item)) {
+    for (const Box& c : Chunks(send_boxes[k], item, chunk)) {
       const char* at = from.At(c.offset.data());
       if (stage) {
         WEFT_RETURN_IF_ERROR(Pack(q, from, c, stage));

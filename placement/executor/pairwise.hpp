@@ -23,6 +23,12 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
                         const device::Queue& q, backends::Communicator& comm,
                         const backends::OpArgs& args);
 
+// The size of the chunks pieces travel in (WEFT_ALLTOALL_CHUNK_BYTES, 8 MiB): small enough
+// that the first is on the wire while the rest are packed, large enough that per-message costs
+// stay negligible. It sets the message count, so it must match on every rank: the context
+// checks that at creation, and it is part of the plan fingerprint.
+Result<int64_t> AlltoallChunkBytes();
+
 // Bytes of staging PairwiseExchange uses for these boxes and views.
 int64_t PairwiseStagedBytes(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
                             size_t self, const TensorView& from, const TensorView& to);

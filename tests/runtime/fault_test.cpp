@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/runtime/fault_driver.hpp"
 #include "tests/runtime/worker_group.hpp"
 #include "weft/weft.h"
 
@@ -23,90 +24,6 @@ using namespace std::chrono_literals;
 constexpr double kNs = 1e-9;
 // 1 MiB of float32 per allreduce.
 constexpr const char* kMiBFloats = "262144";
-
-// The backend under test: ctest registers the cases once per multi-process backend.
-std::string Backend() {
-  const char* b = std::getenv("WEFT_FAULT_BACKEND");
-  return b && *b ? b : "gloo";
-}
-
-// The environment of `ranks.size()` processes claiming ranks[i] of world_sizes[i].
-std::vector<WorkerSpec> Launch(const std::vector<int>& ranks, const std::vector<int>& world_sizes,
-                               const std::vector<std::string>& args) {
-  const int port = PickFreePort();
-  std::vector<WorkerSpec> specs;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    WorkerSpec s;
-    s.args = args;
-    s.env = {"WEFT_RANK=" + std::to_string(ranks[i]),
-             "WEFT_WORLD_SIZE=" + std::to_string(world_sizes[i]),
-             "WEFT_LOCAL_RANK=" + std::to_string(ranks[i]),
-             "WEFT_LOCAL_WORLD_SIZE=" + std::to_string(world_sizes[i]),
-             "WEFT_STORE=127.0.0.1:" + std::to_string(port), "WEFT_BACKEND=" + Backend(),
-             // A broken launch then fails the test in time, and case 5 proves it fails faster.
-             "WEFT_CONNECT_TIMEOUT_MS=20000"};
-    if (!std::getenv("WEFT_LOG_LEVEL")) s.env.push_back("WEFT_LOG_LEVEL=off");
-    specs.push_back(std::move(s));
-  }
-  return specs;
-}
-
-std::vector<WorkerSpec> World(int n, const std::vector<std::string>& args) {
-  std::vector<int> ranks(n);
-  for (int r = 0; r < n; ++r) ranks[r] = r;
-  return Launch(ranks, std::vector<int>(n, n), args);
-}
-
-std::string Dump(const WorkerGroup& g) {
-  std::string out;
-  for (size_t i = 0; i < g.size(); ++i)
-    for (const Report& r : g.reports(i))
-      out += "  worker " + std::to_string(i) + ": " + FormatReport(r);
-  return out.empty() ? "  (no reports)\n" : out;
-}
-
-std::string StatusName(int32_t s) { return weft_status_string(s); }
-
-std::vector<size_t> AllBut(size_t n, size_t skip) {
-  std::vector<size_t> out;
-  for (size_t i = 0; i < n; ++i)
-    if (i != skip) out.push_back(i);
-  return out;
-}
-
-std::vector<size_t> All(size_t n) { return AllBut(n, n); }
-
-bool AllHave(const WorkerGroup& g, const std::vector<size_t>& who, const std::string& kind) {
-  for (size_t i : who)
-    if (!g.Has(i, kind)) return false;
-  return true;
-}
-
-// Whether some worker already reported a failed create, operation or check: waiting on
-// for the others is then pointless.
-bool AnyFailed(const WorkerGroup& g) {
-  for (size_t i = 0; i < g.size(); ++i)
-    for (const Report& r : g.reports(i))
-      if (r.status != WEFT_OK && r.kind != "destroy") return true;
-  return false;
-}
-
-// Releases `who` from their hold and checks that abort + destroy returned promptly and
-// cleanly and that the process then exited 0 (a sanitizer report would make it non-zero).
-void ExpectCleanTeardown(WorkerGroup& g, const std::vector<size_t>& who,
-                         Clock::time_point deadline) {
-  for (size_t i : who) g.Release(i);
-  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, who, "destroy"); }, deadline)) << Dump(g);
-  for (size_t i : who) {
-    const Report d = *g.Find(i, "destroy");
-    EXPECT_EQ(d.status, WEFT_OK) << "worker " << i << ": " << d.message;
-    EXPECT_LT(d.seconds(), 3.0) << "worker " << i << ": abort + destroy took too long";
-    const std::optional<int> st = g.Reap(i, deadline);
-    ASSERT_TRUE(st.has_value()) << "worker " << i << " did not exit after destroy";
-    EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0)
-        << "worker " << i << " wait status " << *st;
-  }
-}
 
 // Starts n ranks looping on allreduce, waits until every one loops, sends `sig` to `victim`
 // and returns the monotonic time of the signal, or -1 after a failure.
@@ -183,6 +100,43 @@ TEST(FaultTest, StoppedRankGivesTimeoutThenCleanTeardown) {
   ExpectCleanTeardown(g, {kVictim}, deadline);
 }
 
+// SPEC §10: a timeout poisons the context. A rank whose all-reduce passed its deadline (its
+// peer never joined) holds TIMEOUT as its sticky error, fails a later call with it at once, and
+// destroys its context without an abort quickly, although the silent peer never comes to the
+// destroy either (before, destroy waited for it a second, full context deadline). The silent
+// rank, rank 0 (the store's host), then leaves quickly too: the timed-out rank left the store
+// without the meeting, which the store reports as its failure.
+TEST(FaultTest, TimeoutPoisonsTheContextAndDestroyIsQuick) {
+  constexpr int kRanks = 2;
+  constexpr size_t kSilent = 0, kCaller = 1;
+  const auto deadline = Clock::now() + 30s;
+  std::vector<WorkerSpec> specs = World(kRanks, {"silent", "500", std::to_string(kSilent)});
+  for (WorkerSpec& w : specs) w.env.push_back("WEFT_TIMEOUT_MS=5000");  // destroy's deadline
+  WorkerGroup g(WEFT_FAULT_WORKER, specs);
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(
+      g.ReadUntil([&] { return g.Has(kCaller, "after") && g.Has(kSilent, "ready"); }, deadline))
+      << Dump(g);
+  const Report op = *g.Find(kCaller, "op");
+  EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_TIMEOUT)) << op.message;
+  EXPECT_GE(op.seconds(), 0.45) << op.message;
+  EXPECT_LT(op.seconds(), 1.5) << op.message;
+  EXPECT_EQ(StatusName(op.ctx_status), StatusName(WEFT_ERR_TIMEOUT))
+      << "the timeout is the context's sticky error: " << op.message;
+  const Report after = *g.Find(kCaller, "after");
+  EXPECT_EQ(StatusName(after.status), StatusName(WEFT_ERR_TIMEOUT)) << after.message;
+  EXPECT_LT(after.seconds(), 0.2) << "a later call fails at once: " << after.message;
+  // The timed-out rank leaves first, while its peer still holds.
+  ExpectCleanTeardown(g, {kCaller}, deadline, 1.0);
+  g.Release(kSilent);
+  ASSERT_TRUE(g.ReadUntil([&] { return g.Has(kSilent, "destroy"); }, deadline)) << Dump(g);
+  const Report d = *g.Find(kSilent, "destroy");
+  EXPECT_LT(d.seconds(), 2.0) << "the silent rank's destroy: " << d.message;
+  const std::optional<int> st = g.Reap(kSilent, deadline);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "wait status " << *st;
+}
+
 // SPEC §6.4: a rank rejecting its own buffer fails at once; its peers' matching call fails
 // with ABORTED naming it within about a second.
 TEST(FaultTest, InvalidBufferOnOneRankAbortsThePeers) {
@@ -210,14 +164,13 @@ TEST(FaultTest, InvalidBufferOnOneRankAbortsThePeers) {
 
 // SPEC §8: a broken launch fails fast on every process, naming what is wrong, long before
 // the 20 s connect timeout.
-void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<int>& sizes,
-                             const std::string& named) {
+void ExpectInconsistentLaunch(const std::vector<WorkerSpec>& specs, const std::string& named) {
   const auto deadline = Clock::now() + 15s;
-  WorkerGroup g(WEFT_FAULT_WORKER, Launch(ranks, sizes, {"create"}));
+  WorkerGroup g(WEFT_FAULT_WORKER, specs);
   ASSERT_TRUE(g.started());
-  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(ranks.size()), "create"); }, deadline))
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(specs.size()), "create"); }, deadline))
       << Dump(g);
-  for (size_t i = 0; i < ranks.size(); ++i) {
+  for (size_t i = 0; i < specs.size(); ++i) {
     const Report c = *g.Find(i, "create");
     EXPECT_EQ(StatusName(c.status), StatusName(WEFT_ERR_INVALID_USAGE))
         << "process " << i << ": " << c.message;
@@ -226,6 +179,39 @@ void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<in
     const std::optional<int> st = g.Reap(i, deadline);
     ASSERT_TRUE(st.has_value());
     EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "process " << i;
+  }
+}
+
+void ExpectInconsistentWorld(const std::vector<int>& ranks, const std::vector<int>& sizes,
+                             const std::string& named) {
+  ExpectInconsistentLaunch(Launch(ranks, sizes, {"create"}), named);
+}
+
+// A must-match variable (docs/parameters.md) set differently on one rank: every rank fails
+// creation, naming the variable and both values, instead of deadlocking later on messages
+// the ranks count differently.
+void ExpectSettingDisagreement(int n, size_t odd, const std::string& assignment,
+                               const std::string& named) {
+  std::vector<WorkerSpec> specs = World(n, {"create"});
+  specs[odd].env.push_back(assignment);
+  ExpectInconsistentLaunch(specs, named);
+}
+
+TEST(FaultTest, ChunkSizeDisagreementFailsFastEverywhere) {
+  ExpectSettingDisagreement(3, 1, "WEFT_ALLTOALL_CHUNK_BYTES=4K",
+                            "WEFT_ALLTOALL_CHUNK_BYTES is 4096 on rank 1 but 8388608 on rank 0");
+}
+
+// The backend's own must-match variable (UCX: an algorithm switch of the plugin's table), or
+// for Gloo, which declares none, the host's op mask.
+TEST(FaultTest, BackendSettingDisagreementFailsFastEverywhere) {
+  if (Backend() == "ucx") {
+    ExpectSettingDisagreement(3, 2, "WEFT_UCX_ALLGATHER_DIRECT=no",
+                              "WEFT_UCX_ALLGATHER_DIRECT is 0 on rank 2 but 1 on rank 0");
+  } else {
+    ExpectSettingDisagreement(
+        3, 2, "WEFT_BACKEND_DISABLE_OPS=barrier",
+        "WEFT_BACKEND_DISABLE_OPS is barrier on rank 2 but (unset) on rank 0");
   }
 }
 

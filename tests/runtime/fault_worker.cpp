@@ -7,6 +7,11 @@
 //   fault_worker create                     only weft_context_create (and destroy)
 //   fault_worker stress <iterations>        small allreduces and barriers, values checked
 //   fault_worker pending                    destroy while rank 0's all-reduce work is pending
+//   fault_worker silent <timeout_ms> <rank> one all-reduce that <rank> never joins ("op"), one
+//                                           more call ("after"); hold; destroy without an abort
+//   fault_worker sweep <timeout_ms>         all-reduce, all-gather and all-to-all of 4 KiB to
+//                                           4 MiB, values checked, until one fails; one more
+//                                           call ("after"); hold; destroy without an abort
 //
 // "hold": after reporting the failure the worker waits until the driver writes to (or closes)
 // its stdin, so that no survivor's teardown disturbs another survivor's failure report.
@@ -226,6 +231,172 @@ int Stress(int iterations) {
   return 0;
 }
 
+// Every rank but `silent` calls an all-reduce with a `timeout_ms` deadline, which the silent
+// rank never joins, and one more call; the silent one only holds. Then each destroys its
+// context when released, without an abort: a timeout poisons the context, so the later call
+// fails at once and destroy does not wait for the peers again.
+int Silent(int64_t timeout_ms, int32_t silent) {
+  int32_t rank = 0, size = 1;
+  weft_context_t* ctx = Join(&rank, &size);
+  if (!ctx) return 0;
+  Send(Describe("ready", ctx, rank, WEFT_OK, MonotonicNs()));
+  if (rank != silent) {
+    Floats f;
+    weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+    opts.timeout_ms = timeout_ms;
+    int64_t t0 = MonotonicNs();
+    weft_status_t s = weft_allreduce(ctx, nullptr, 0, &f.in.t, &f.out.t, WEFT_REDUCE_SUM, nullptr,
+                                     &opts, nullptr);
+    Send(Describe("op", ctx, rank, s, t0));
+    t0 = MonotonicNs();
+    s = weft_barrier(ctx, nullptr, 0, nullptr, &opts, nullptr);
+    Send(Describe("after", ctx, rank, s, t0));
+  }
+  char byte = 0;
+  (void)::read(STDIN_FILENO, &byte, 1);  // the driver's release
+  const int64_t t0 = MonotonicNs();
+  Send(Describe("destroy", nullptr, rank, weft_context_destroy(ctx), t0));
+  return 0;
+}
+
+// The sweep's sizes (bytes of each rank's send buffer) and operations.
+constexpr int64_t kSweepMinBytes = 4 << 10, kSweepMaxBytes = 4 << 20;
+enum class SweepOp { kAllreduce, kAllgather, kAlltoall };
+constexpr const char* kSweepOpNames[] = {"allreduce", "allgather", "alltoall"};
+
+// Buffers for every call of the sweep, allocated once for the largest (so that the values
+// stay put in memory for the process's life, whatever a failed call left behind).
+struct SweepBuffers {
+  int32_t rank, size;
+  std::vector<float> reduce_in, gather_in, a2a_in, out;
+  SweepBuffers(int32_t r, int32_t n)
+      : rank(r),
+        size(n),
+        reduce_in(kSweepMaxBytes / 4),
+        gather_in(kSweepMaxBytes / 4),
+        a2a_in(kSweepMaxBytes / 4),
+        out(size_t{kSweepMaxBytes / 4} * n) {
+    // Element-dependent values, so that a block in the wrong place is seen.
+    for (size_t j = 0; j < reduce_in.size(); ++j) {
+      reduce_in[j] = static_cast<float>(r + 1 + j % 13);
+      gather_in[j] = static_cast<float>(1000 * (r + 1) + j % 13);
+    }
+  }
+  // The all-to-all's block for rank d at element j: from rank s it is 1000 s + 10 d + j % 7.
+  static float Block(int32_t s, int32_t d, size_t j) {
+    return static_cast<float>(1000 * s + 10 * d + static_cast<int64_t>(j % 7));
+  }
+};
+
+// Describes in *why the first element of b.out[0, count) that differs from want(j), if any.
+// Returns WEFT_OK: the call itself succeeded.
+template <typename Want>
+weft_status_t CheckOut(const SweepBuffers& b, const char* op, int64_t bytes, size_t count,
+                       Want want, std::string* why) {
+  for (size_t j = 0; j < count; ++j)
+    if (b.out[j] != want(j)) {
+      *why = std::string(op) + " of " + std::to_string(bytes) + " bytes: element " +
+             std::to_string(j) + " is " + std::to_string(b.out[j]) + ", want " +
+             std::to_string(want(j));
+      break;
+    }
+  return WEFT_OK;
+}
+
+// One call of the sweep: its status; *why says what is wrong when it succeeded with wrong
+// values.
+weft_status_t SweepCall(weft_context_t* ctx, SweepBuffers& b, SweepOp op, int64_t bytes,
+                        const weft_call_options_t* opts, std::string* why) {
+  const int64_t numel = bytes / 4, n = b.size;
+  const size_t count = static_cast<size_t>(numel);
+  weft_status_t s = WEFT_OK;
+  if (op == SweepOp::kAllreduce) {
+    Tensor1D in(b.reduce_in.data(), numel, kFloat32), out(b.out.data(), numel, kFloat32);
+    s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, opts, nullptr);
+    if (s != WEFT_OK) return s;
+    return CheckOut(
+        b, "allreduce", bytes, count,
+        [n](size_t j) {
+          return static_cast<float>(n * (n + 1) / 2 + n * static_cast<int64_t>(j % 13));
+        },
+        why);
+  }
+  if (op == SweepOp::kAllgather) {
+    Tensor1D in(b.gather_in.data(), numel, kFloat32), out(b.out.data(), numel * n, kFloat32);
+    s = weft_allgather(ctx, nullptr, 0, &in.t, &out.t, nullptr, opts, nullptr);
+    if (s != WEFT_OK) return s;
+    return CheckOut(
+        b, "allgather", bytes, count * n,
+        [count](size_t j) {
+          return static_cast<float>(1000 * static_cast<int64_t>(j / count + 1) + (j % count) % 13);
+        },
+        why);
+  }
+  const int64_t block = numel / n;
+  for (int64_t d = 0; d < n; ++d)
+    for (int64_t j = 0; j < block; ++j)
+      b.a2a_in[d * block + j] = SweepBuffers::Block(b.rank, static_cast<int32_t>(d), j);
+  Tensor1D in(b.a2a_in.data(), block * n, kFloat32), out(b.out.data(), block * n, kFloat32);
+  s = weft_alltoall(ctx, nullptr, 0, &in.t, &out.t, nullptr, opts, nullptr);
+  if (s != WEFT_OK) return s;
+  const int32_t me = b.rank;
+  return CheckOut(
+      b, "alltoall", bytes, static_cast<size_t>(block * n),
+      [block, me](size_t j) {
+        return SweepBuffers::Block(static_cast<int32_t>(j / block), me, j % block);
+      },
+      why);
+}
+
+// Sweeps until a call fails (the driver stops or kills a peer meanwhile); "ready" after the
+// first whole sweep, "op" for the failed call (its operation and size appended to the
+// message), "after" for one more call (the context's sticky error, at once), then destroy
+// without an abort once released.
+int Sweep(int64_t timeout_ms) {
+  int32_t rank = 0, size = 1;
+  weft_context_t* ctx = Join(&rank, &size);
+  if (!ctx) return 0;
+  SweepBuffers b(rank, size);
+  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+  opts.timeout_ms = timeout_ms;
+  const int64_t give_up = MonotonicNs() + 60'000'000'000;  // the driver kills long before
+  bool failed = false;
+  for (int pass = 0; !failed; ++pass) {
+    const int64_t pass_t0 = MonotonicNs();
+    for (int o = 0; o < 3 && !failed; ++o)
+      for (int64_t bytes = kSweepMinBytes; bytes <= kSweepMaxBytes && !failed; bytes *= 4) {
+        const int64_t t0 = MonotonicNs();
+        std::string why;
+        weft_status_t s = SweepCall(ctx, b, static_cast<SweepOp>(o), bytes, &opts, &why);
+        if (s == WEFT_OK && MonotonicNs() > give_up) s = WEFT_ERR_INTERNAL;
+        if (s == WEFT_OK && why.empty()) continue;
+        failed = true;
+        if (!why.empty()) {  // wrong values
+          Report r = Describe("check", ctx, rank, s, t0);
+          r.status = -1;
+          r.message = why;
+          Send(r);
+          return 1;
+        }
+        Report r = Describe("op", ctx, rank, s, t0);
+        r.message +=
+            " [" + std::string(kSweepOpNames[o]) + " of " + std::to_string(bytes) + " bytes]";
+        Send(r);
+      }
+    if (pass == 0 && !failed) Send(Describe("ready", ctx, rank, WEFT_OK, pass_t0));
+  }
+  // A failed context fails every later call at once with its sticky error.
+  int64_t t0 = MonotonicNs();
+  std::string ignored;
+  Send(Describe("after", ctx, rank,
+                SweepCall(ctx, b, SweepOp::kAllreduce, kSweepMinBytes, &opts, &ignored), t0));
+  char byte = 0;
+  (void)::read(STDIN_FILENO, &byte, 1);  // the driver's release
+  t0 = MonotonicNs();
+  Send(Describe("destroy", nullptr, rank, weft_context_destroy(ctx), t0));
+  return 0;
+}
+
 }  // namespace
 }  // namespace weft::test
 
@@ -237,7 +408,10 @@ int main(int argc, char** argv) {
   if (scenario == "create" && argc == 2) return CreateOnly();
   if (scenario == "pending" && argc == 2) return Pending();
   if (scenario == "stress" && argc == 3) return Stress(std::atoi(argv[2]));
-  std::fprintf(stderr,
-               "usage: fault_worker loop|badarg|create|stress|pending ARGS (see the source)\n");
+  if (scenario == "sweep" && argc == 3) return Sweep(std::atoll(argv[2]));
+  if (scenario == "silent" && argc == 4) return Silent(std::atoll(argv[2]), std::atoi(argv[3]));
+  std::fprintf(
+      stderr,
+      "usage: fault_worker loop|badarg|create|stress|pending|silent|sweep ARGS (see the source)\n");
   return 2;
 }

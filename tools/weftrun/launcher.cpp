@@ -20,6 +20,7 @@
 
 #include "tools/weftrun/exit_status.hpp"
 #include "tools/weftrun/free_port.hpp"
+#include "tools/weftrun/job_token.hpp"
 #include "tools/weftrun/output_relay.hpp"
 #include "tools/weftrun/rank_env.hpp"
 #include "tools/weftrun/signal_pipe.hpp"
@@ -126,8 +127,10 @@ Status Job::Start() {
   if (!dev_null) {
     return {Code::kSystem, std::string("cannot open /dev/null: ") + std::strerror(errno)};
   }
+  WEFT_ASSIGN_OR_RETURN(std::string token, NewJobToken());
   if (opts_.timeout_s) timeout_at_ = Clock::now() + Seconds(*opts_.timeout_s);
-  StartRanks({opts_.ranks, "127.0.0.1:" + std::to_string(port), opts_.backend}, dev_null.get());
+  StartRanks({opts_.ranks, "127.0.0.1:" + std::to_string(port), opts_.backend, std::move(token)},
+             dev_null.get());
   return Status::Ok();
 }
 

@@ -10,6 +10,7 @@
 #include "tools/weftrun/launcher.hpp"
 #include "tools/weftrun/options.hpp"
 #include "tools/weftrun/output_relay.hpp"
+#include "tools/weftrun/print_params.hpp"
 
 namespace {
 
@@ -37,5 +38,6 @@ int main(int argc, char** argv) {
     WriteAll(1, UsageText());
     return 0;
   }
+  if (opts->print_params) return PrintParams(opts->backend);
   return RunJob(*opts);
 }

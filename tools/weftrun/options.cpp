@@ -72,7 +72,7 @@ Status ApplyValue(const std::string& name, const std::string& value, Options& op
 }
 
 bool IsFlag(const std::string& name) {
-  return name == "--no-prefix" || name == "-h" || name == "--help";
+  return name == "--no-prefix" || name == "-h" || name == "--help" || name == "--print-params";
 }
 
 bool TakesValue(const std::string& name) {
@@ -85,7 +85,8 @@ Status ParseOne(std::span<const std::string> args, size_t& i, Options& opts) {
   if (IsFlag(opt.name)) {
     if (opt.value) return InvalidUsage("option " + opt.name + " takes no value");
     if (opt.name == "--no-prefix") opts.prefix = false;
-    if (opt.name != "--no-prefix") opts.help = true;
+    if (opt.name == "--print-params") opts.print_params = true;
+    if (opt.name == "-h" || opt.name == "--help") opts.help = true;
     return Status::Ok();
   }
   if (!TakesValue(opt.name)) return InvalidUsage("unknown option '" + args[i - 1] + "'");
@@ -111,6 +112,10 @@ Result<Options> ParseOptions(std::span<const std::string> args) {
     WEFT_RETURN_IF_ERROR(ParseOne(args, i, opts));
   }
   if (opts.help) return opts;
+  if (opts.print_params) {
+    if (i < args.size()) return InvalidUsage("--print-params runs no program");
+    return opts;
+  }
   if (opts.ranks == 0) return InvalidUsage("missing -n N (the number of ranks)");
   opts.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
   if (opts.command.empty()) return InvalidUsage("missing the program to run");
@@ -120,11 +125,14 @@ Result<Options> ParseOptions(std::span<const std::string> args) {
 const char* UsageText() {
   return R"(usage: weftrun -n N [--backend B] [--timeout SECONDS] [--grace SECONDS] [--no-prefix]
                [--] prog [args...]
+       weftrun --print-params [--backend B]
 
 Starts N local processes of prog (found through PATH) and relays their output. Each rank gets
-WEFT_RANK, WEFT_WORLD_SIZE, WEFT_LOCAL_RANK, WEFT_LOCAL_WORLD_SIZE and WEFT_STORE=127.0.0.1:PORT,
-a free port on which rank 0 hosts the store. Standard input is /dev/null. If a rank fails, the
-others get SIGTERM, then SIGKILL after the grace period. SIGINT and SIGTERM are forwarded.
+WEFT_RANK, WEFT_WORLD_SIZE, WEFT_LOCAL_RANK, WEFT_LOCAL_WORLD_SIZE, WEFT_STORE=127.0.0.1:PORT
+(a free port on which rank 0 hosts the store) and WEFT_STORE_TOKEN, a secret made for this job
+that every connection to the store must prove it knows. Standard input is /dev/null. If a rank
+fails, the others get SIGTERM, then SIGKILL after the grace period. SIGINT and SIGTERM are
+forwarded.
 
 options:
   -n N               number of ranks, 1 to 4096 (required)
@@ -132,6 +140,9 @@ options:
   --timeout SECONDS  stop every rank after SECONDS and exit 124
   --grace SECONDS    wait between SIGTERM and SIGKILL when stopping ranks (default 3)
   --no-prefix        relay output lines without the "[rank] " prefix
+  --print-params     list every WEFT_* variable: value, default, where the value came from,
+                     whether it must match on every rank, meaning; with --backend (or
+                     WEFT_BACKEND) the plugin's too. Exits 1 if a value is malformed
   -h, --help         print this help
 
 exit status (decided by whatever first ends the job):

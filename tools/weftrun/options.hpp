@@ -1,4 +1,5 @@
-// weftrun's command line (SPEC §8): `weftrun -n N [options] [--] prog args...`.
+// weftrun's command line (SPEC §8): `weftrun -n N [options] [--] prog args...`, or
+// `weftrun --print-params [--backend B]`.
 #pragma once
 
 #include <optional>
@@ -21,6 +22,7 @@ struct Options {
   double grace_s = 3.0;                // SIGTERM → SIGKILL delay when stopping ranks
   bool prefix = true;                  // "[rank] " before each output line
   bool help = false;                   // --help: print the usage and nothing else
+  bool print_params = false;           // --print-params: list the WEFT_* variables and exit
   std::vector<std::string> command;    // the program and its arguments
 };
 

@@ -9,8 +9,9 @@
 namespace weft::tools {
 namespace {
 
-constexpr std::array<std::string_view, 5> kAlwaysSet = {
-    "WEFT_RANK", "WEFT_WORLD_SIZE", "WEFT_LOCAL_RANK", "WEFT_LOCAL_WORLD_SIZE", "WEFT_STORE"};
+constexpr std::array<std::string_view, 6> kAlwaysSet = {"WEFT_RANK",       "WEFT_WORLD_SIZE",
+                                                        "WEFT_LOCAL_RANK", "WEFT_LOCAL_WORLD_SIZE",
+                                                        "WEFT_STORE",      "WEFT_STORE_TOKEN"};
 
 std::string_view NameOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
 
@@ -34,6 +35,7 @@ std::vector<std::string> RankEnvironment(std::span<const std::string> base, cons
   env.push_back("WEFT_LOCAL_RANK=" + std::to_string(rank));
   env.push_back("WEFT_LOCAL_WORLD_SIZE=" + std::to_string(job.world_size));
   env.push_back("WEFT_STORE=" + job.store);
+  env.push_back("WEFT_STORE_TOKEN=" + job.token);
   if (job.backend) env.push_back("WEFT_BACKEND=" + *job.backend);
   return env;
 }

@@ -30,6 +30,11 @@
  *    WEFT_ERR_UNSUPPORTED for device memory.
  *  - Threads: the host issues the ops of one communicator from one thread at a time; abort()
  *    and async_error() may be called from any thread at any time.
+ *  - Parameters (ABI 1.3): a plugin that reads WEFT_* environment variables declares them in
+ *    its table (params). The host checks their values before init() with the parser the
+ *    plugin uses too (common/param_parse.hpp), lists them (weftrun --print-params), and
+ *    compares those flagged WEFT_BK_PARAM_MUST_MATCH across the ranks when a context is
+ *    created (docs/parameters.md).
  */
 #ifndef WEFT_BACKEND_PLUGIN_H_
 #define WEFT_BACKEND_PLUGIN_H_
@@ -41,7 +46,7 @@ extern "C" {
 #endif
 
 #define WEFT_BACKEND_PLUGIN_ABI_MAJOR 1
-#define WEFT_BACKEND_PLUGIN_ABI_MINOR 2
+#define WEFT_BACKEND_PLUGIN_ABI_MINOR 3
 #define WEFT_BACKEND_PLUGIN_ABI_VERSION \
   ((WEFT_BACKEND_PLUGIN_ABI_MAJOR << 16) | WEFT_BACKEND_PLUGIN_ABI_MINOR)
 
@@ -59,6 +64,11 @@ extern "C" {
 #define WEFT_BK_CAP_ASYNC (1ull << 10)      /* requests progress without the caller */
 #define WEFT_BK_CAP_DEVICE_CUDA (1ull << 11) /* accepts kDLCUDA buffers */
 #define WEFT_BK_CAP_STRIDED (1ull << 12)     /* send_strided/recv_strided (ABI 1.1) */
+/* ABI 1.3: members that disagree on an op's counts, dtype, op or root get an error or
+ * unspecified output, never a terminated process, a write outside their buffers or a wait past
+ * the op's deadline. Without it the host verifies the arguments of every public operation
+ * across the members before handing it over (docs/collective_checks.md). */
+#define WEFT_BK_CAP_SIZE_SAFE (1ull << 13)
 
 /* Log levels of host->log. */
 enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN = 3,
@@ -68,6 +78,43 @@ enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN 
  * for one (dtype, op) fixed when it was looked up. It checks nothing: inout and in are equal
  * or do not overlap, and both hold count elements. */
 typedef void (*weft_bk_reduce_fn)(void* inout, const void* in, uint64_t count);
+
+/* Parameter types (weft_bk_param_t.type, ABI 1.3). An empty value counts as unset. */
+enum {
+  WEFT_BK_PARAM_INT = 0,    /* a decimal integer in [min, max] */
+  WEFT_BK_PARAM_BOOL = 1,   /* 0 or 1 (also true/false, yes/no, any case) */
+  WEFT_BK_PARAM_BYTES = 2,  /* bytes in [min, max]; a K, M or G suffix multiplies by 1024^n */
+  WEFT_BK_PARAM_MS = 3,     /* milliseconds in [min, max]; with WEFT_BK_PARAM_FOREVER, -1 too */
+  WEFT_BK_PARAM_STRING = 4, /* any text */
+  WEFT_BK_PARAM_ENUM = 5    /* one of the words of choices (any case) */
+};
+/* Who should ever set a parameter (weft_bk_param_t.audience). */
+enum {
+  WEFT_BK_PARAM_USER = 0,   /* a user may need it */
+  WEFT_BK_PARAM_TUNING = 1, /* algorithm thresholds: for benchmarks and tuning runs */
+  WEFT_BK_PARAM_DEBUG = 2,  /* for tests and debugging */
+  WEFT_BK_PARAM_LAUNCH = 3  /* set by a launcher (weftrun, a job script), not by hand */
+};
+/* weft_bk_param_t.flags */
+#define WEFT_BK_PARAM_MUST_MATCH (1u << 0) /* equal on every rank, or context creation fails */
+#define WEFT_BK_PARAM_FOREVER (1u << 1)    /* WEFT_BK_PARAM_MS: -1 means no deadline */
+
+/* One environment variable a plugin reads (ABI 1.3), declared once: the host parses and lists
+ * it from this, and the plugin reads it through the same parser. Static storage. */
+typedef struct weft_bk_param {
+  uint32_t struct_size; /* sizeof(weft_bk_param_t) */
+  int32_t type;         /* WEFT_BK_PARAM_INT ... WEFT_BK_PARAM_ENUM */
+  const char* name;     /* the variable: "WEFT_<PLUGIN>_..." */
+  /* The value when unset, written as a user would ("256K", "1"); NULL: no default (the
+   * plugin decides, and doc says how). */
+  const char* default_value;
+  int64_t min; /* inclusive bounds of INT, BYTES and MS values */
+  int64_t max;
+  const char* choices; /* ENUM: the words, separated by '|' ("auto|on|off"); else NULL */
+  const char* doc;     /* one line for the listing and docs/parameters.md */
+  int32_t audience;    /* WEFT_BK_PARAM_USER ... WEFT_BK_PARAM_LAUNCH */
+  uint32_t flags;      /* WEFT_BK_PARAM_MUST_MATCH, WEFT_BK_PARAM_FOREVER */
+} weft_bk_param_t;
 
 typedef struct weft_bk_comm weft_bk_comm_t;       /* a plugin's communicator */
 typedef struct weft_bk_request weft_bk_request_t; /* a plugin's pending operation */
@@ -123,7 +170,18 @@ typedef struct weft_bk_op {
   void* stream;       /* NULL for host memory */
   int64_t timeout_ms; /* the op's deadline from now; < 0 none */
   uint64_t seq;       /* per-communicator operation number, the same on every member */
+  /* ABI 1.3, present when struct_size covers it (else 0): WEFT_BK_OP_* bits. */
+  uint32_t flags;
+  uint32_t reserved2;
 } weft_bk_op_t;
+
+/* weft_bk_op_t.flags. UNVERIFIED_SIZE: a send or recv whose length the host has not agreed
+ * with the peer (the user's weft_send/weft_recv). A plugin without WEFT_BK_CAP_SIZE_SAFE must
+ * make a length mismatch of such a message fail the receive (WEFT_ERR_INVALID_ARGUMENT) and
+ * let the send complete, instead of terminating or overrunning (ABI 1.3). */
+#define WEFT_BK_OP_UNVERIFIED_SIZE (1u << 0)
+/* The size of an ABI 1.0-1.2 weft_bk_op_t, the smallest a plugin must accept. */
+#define WEFT_BK_OP_V1_0_SIZE offsetof(weft_bk_op_t, flags)
 
 /* A strided region of host memory (ABI 1.1): the elements at
  *   base + sum over d of i_d * strides[d]   (bytes),  0 <= i_d < shape[d],
@@ -218,10 +276,19 @@ typedef struct weft_backend_plugin {
   weft_status_t (*recv_strided)(weft_bk_comm_t* comm, void* base,
                                 const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
                                 const weft_bk_op_t* args, weft_bk_request_t** req);
+
+  /* ABI 1.3, present when struct_size covers them: the WEFT_* variables the plugin reads,
+   * num_params descriptors params[0].struct_size bytes apart (all of one struct_size), in
+   * static storage. NULL / 0: none. A malformed descriptor fails the load (WEFT_ERR_PLUGIN); a
+   * malformed value fails context creation naming the variable (WEFT_ERR_INVALID_ARGUMENT). */
+  const weft_bk_param_t* params;
+  size_t num_params;
 } weft_backend_plugin_t;
 
 /* The size of an ABI 1.0 table, the smallest a host accepts. */
 #define WEFT_BACKEND_PLUGIN_V1_0_SIZE offsetof(weft_backend_plugin_t, send_strided)
+/* The size of an ABI 1.2 table (before params): such a plugin declares no parameters. */
+#define WEFT_BACKEND_PLUGIN_V1_2_SIZE offsetof(weft_backend_plugin_t, params)
 
 typedef const weft_backend_plugin_t* (*weft_backend_plugin_entry_fn)(void);
 

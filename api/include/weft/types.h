@@ -69,7 +69,8 @@ typedef struct weft_placement {
  *    handle for weft_work_wait / weft_work_test / weft_work_release, and the buffers must stay
  *    valid until the work completes (Weft copies the DLTensor descriptors during the call).
  * timeout_ms is the operation's deadline from the call: 0 takes the context default, a
- * negative value means no deadline. Passing it gives WEFT_ERR_TIMEOUT. A deadline of 10 s or
+ * negative value means no deadline. Passing it gives WEFT_ERR_TIMEOUT, which fails the
+ * context (its sticky error, weft/context.h): later calls fail at once. A deadline of 10 s or
  * more is read from the coarse clock (which spares a small collective a tenth of its latency)
  * with two of its ticks added: it may pass a few milliseconds late, and would pass early only
  * if that clock lagged by more than two ticks. */

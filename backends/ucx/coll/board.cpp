@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/ucx/p2p.hpp"
+#include "backends/ucx/process_state.hpp"
 #include "backends/ucx/wait.hpp"
 #include "common/clock.hpp"
 #include "common/copy.hpp"

@@ -38,7 +38,7 @@ TEST_F(StoreConcurrencyTest, AddIsAtomicAcrossProcesses) {
   const std::string port = std::to_string(server_->port());
   for (int i = 0; i < kClients; ++i) {
     children.push_back(
-        SpawnPeer({"hammer", port, std::to_string(i), std::to_string(kOpsPerClient)}));
+        SpawnPeer({"hammer", port, std::to_string(i), std::to_string(kOpsPerClient)}, token_));
     ASSERT_GT(children.back(), 0);
   }
   for (pid_t pid : children) {

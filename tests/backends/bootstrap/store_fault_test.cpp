@@ -103,12 +103,14 @@ TEST_F(StoreFaultTest, ConnectRetriesUntilTheServerComesUp) {
   std::unique_ptr<StoreServer> late;
   std::thread starter([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    auto server = StoreServer::Start("127.0.0.1", port);
+    StoreServer::Options options = ServerOptions();
+    options.port = port;
+    auto server = StoreServer::Start(options);
     ASSERT_TRUE(server.ok()) << server.status().message();
     late = std::move(server).value();
   });
   auto start = Clock::now();
-  auto client = StoreClient::Connect("127.0.0.1", port, In(5000));
+  auto client = StoreClient::Connect("127.0.0.1", port, In(5000), ClientOptions());
   starter.join();
   ASSERT_TRUE(client.ok()) << client.status().message();
   EXPECT_GE(MsSince(start), 250);
@@ -119,7 +121,7 @@ TEST_F(StoreFaultTest, ConnectTimesOutWhenNoServerComes) {
   uint16_t port = server_->port();
   server_.reset();
   auto start = Clock::now();
-  auto client = StoreClient::Connect("127.0.0.1", port, In(300));
+  auto client = StoreClient::Connect("127.0.0.1", port, In(300), ClientOptions());
   int64_t elapsed = MsSince(start);
   EXPECT_EQ(client.status().code(), Code::kTimeout);
   EXPECT_GE(elapsed, 290);
@@ -128,16 +130,25 @@ TEST_F(StoreFaultTest, ConnectTimesOutWhenNoServerComes) {
 }
 
 TEST_F(StoreFaultTest, StartFailsCleanlyOnABusyPort) {
-  auto again = StoreServer::Start("127.0.0.1", server_->port());
+  StoreServer::Options options = ServerOptions();
+  options.port = server_->port();
+  auto again = StoreServer::Start(options);
   EXPECT_EQ(again.status().code(), Code::kSystem);
   EXPECT_TRUE(Mentions(again.status(), std::to_string(server_->port())))
       << again.status().message();
-  EXPECT_FALSE(StoreServer::Start("no-such-host.invalid", 0).ok());
+  options.host = "no-such-host.invalid";
+  options.port = 0;
+  auto unresolvable = StoreServer::Start(options);
+  EXPECT_EQ(unresolvable.status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(Mentions(unresolvable.status(), "'no-such-host.invalid'"))
+      << unresolvable.status().message();
 }
 
 TEST_F(StoreFaultTest, ServesIpv6AndWildcardHosts) {
   for (const char* host : {"0.0.0.0", "::"}) {
-    auto server = StoreServer::Start(host, 0);
+    StoreServer::Options options = ServerOptions();
+    options.host = host;
+    auto server = StoreServer::Start(options);
     if (!server.ok() && std::string(host) == "::") continue;  // no IPv6 on this machine
     ASSERT_TRUE(server.ok()) << server.status().message();
     auto client = ConnectTo((*server)->port());

@@ -52,7 +52,7 @@ TEST_F(StoreLivenessTest, KilledProcessIsAnnouncedToEveryone) {
   auto r0 = Rank(0);
   auto r1 = Rank(1);
   ASSERT_NE(r1, nullptr);
-  pid_t pid = SpawnPeer({"rank", std::to_string(server_->port()), "5"});
+  pid_t pid = SpawnPeer({"rank", std::to_string(server_->port()), "5"}, token_);
   ASSERT_GT(pid, 0);
   bool ready = r0->Get("peer/5/ready", In(10000)).ok();
   kill(pid, SIGKILL);

@@ -34,11 +34,40 @@ TEST(BootstrapWire, RoundTripsEveryField) {
   EXPECT_EQ(back->values, f.values);
 }
 
-TEST(BootstrapWire, RejectsBadLengths) {
+TEST(BootstrapWire, RejectsLengthsBelowTheFixedPart) {
   const unsigned char too_small[4] = {0, 0, 0, 3};
-  const unsigned char too_big[4] = {0xFF, 0xFF, 0xFF, 0xFF};
+  const unsigned char largest[4] = {0xFF, 0xFF, 0xFF, 0xFF};
   EXPECT_FALSE(DecodeLength(too_small).ok());
-  EXPECT_FALSE(DecodeLength(too_big).ok());
+  // The upper bound is the reader's limit (the store's message limit), not the codec's.
+  EXPECT_EQ(*DecodeLength(largest), 0xFFFFFFFFu);
+}
+
+TEST(BootstrapWire, TrailingValueEncodingEqualsTheWholeFrame) {
+  Frame f;
+  f.verb = Verb::kEvent;
+  f.keys = {"failed/3"};
+  f.values = {"first"};
+  const std::string value(70000, 'v');
+  Frame whole = f;
+  whole.values.push_back(value);
+  EXPECT_EQ(EncodeWithTrailingValue(f, value.size()) + value, Encode(whole));
+  EXPECT_EQ(EncodedBodySize(whole), Encode(whole).size() - kLengthBytes);
+}
+
+TEST(BootstrapWire, DecodeFixedReadsOnlyTheHeader) {
+  Frame f;
+  f.id = 77;
+  f.verb = Verb::kSet;
+  f.timeout_ms = 5;
+  f.keys = {"k"};
+  f.values = {"v"};
+  const std::string body(BodyOf(Encode(f)));
+  auto fixed = DecodeFixed(std::string_view(body).substr(0, kFixedBodyBytes));
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  EXPECT_EQ(fixed->id, 77u);
+  EXPECT_EQ(fixed->verb, Verb::kSet);
+  EXPECT_TRUE(fixed->keys.empty());
+  EXPECT_FALSE(DecodeFixed(std::string_view(body).substr(0, kFixedBodyBytes - 1)).ok());
 }
 
 TEST(BootstrapWire, RejectsTruncatedAndTrailingBytes) {

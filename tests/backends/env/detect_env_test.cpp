@@ -262,6 +262,42 @@ TEST(DetectEnvTest, PmiWinsOverSlurm) {
               "pmi", 3, 4, 0, 1);
 }
 
+// The first match wins; the variables of other launchers that say otherwise are named, with
+// the winner, for the info line weft_context_create logs. Agreeing or unset ones are not.
+TEST(DetectEnvTest, DisagreeingLaunchersAreNamedWithTheWinner) {
+  const EnvMap env = {{"WEFT_RANK", "1"},
+                      {"WEFT_WORLD_SIZE", "4"},
+                      {"WEFT_STORE", "h:1"},
+                      {"RANK", "3"},
+                      {"WORLD_SIZE", "4"},
+                      {"OMPI_COMM_WORLD_RANK", "0"},
+                      {"OMPI_COMM_WORLD_SIZE", "8"},
+                      {"PMI_RANK", "1"},
+                      {"PMI_SIZE", "04"}};
+  const auto r = Detect(env);
+  ExpectWorld(r, "weft", 1, 4, 0, 1);
+  EXPECT_EQ(r->ignored,
+            "rank 1 of 4 from WEFT_RANK, WEFT_WORLD_SIZE (WEFT), the first match; ignored RANK=3 "
+            "(torchrun); OMPI_COMM_WORLD_RANK=0, OMPI_COMM_WORLD_SIZE=8 (Open MPI)");
+}
+
+TEST(DetectEnvTest, AgreeingLaunchersAreNotMentioned) {
+  // srun --mpi=pmi2 exports PMI_* and SLURM_* saying the same thing.
+  const auto r =
+      Detect(Merge({{"PMI_RANK", "3"}, {"PMI_SIZE", "4"}, {"WEFT_STORE", "h:2"}}, kSlurm));
+  ExpectWorld(r, "pmi", 3, 4, 0, 1);
+  EXPECT_EQ(r->ignored, "");
+  EXPECT_EQ(Detect(kTorchrun)->ignored, "");
+}
+
+TEST(DetectEnvTest, OptionsOverDisagreeingVariablesAreNamed) {
+  const auto r = Detect(Merge({{"WEFT_STORE", "h:1"}}, kTorchrun), Options(0, 3));
+  ExpectWorld(r, "options", 0, 3, 0, 1);
+  EXPECT_EQ(r->ignored,
+            "rank 0 of 3 from options.rank, options.world_size, the first match; ignored RANK=5, "
+            "WORLD_SIZE=8 (torchrun)");
+}
+
 TEST(DetectEnvTest, EmptyGetEnvReadsTheProcessEnvironment) {
   // Reads only; the real environment is never changed by these tests.
   const char* path = std::getenv("PATH");

@@ -1,7 +1,9 @@
-// Point-to-point of the Gloo plugin: tags, ordering, asynchronous requests.
+// Point-to-point of the Gloo plugin: tags, ordering, asynchronous requests, and messages of
+// unverified length (WEFT_BK_OP_UNVERIFIED_SIZE), which go framed (framed_p2p.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "tests/backends/gloo/rank_runner.hpp"
@@ -13,9 +15,16 @@ constexpr DLDataType kI32{kDLInt, 32, 1};
 
 int32_t Payload(int from, int tag, uint64_t i) { return from * 100000 + tag * 1000 + int(i); }
 
+// The next op's arguments, with `flags`.
+weft_bk_op_t Op(Rank& r, uint32_t flags) {
+  weft_bk_op_t op = r.Op(r.world);
+  op.flags = flags;
+  return op;
+}
+
 // Receives are posted for tags 3..0, sends go out for tags 0..3, and the requests are
 // waited on in yet another order: tags, not posting order, match messages.
-void RingWithTags(Rank& r) {
+void RingWithTags(Rank& r, uint32_t flags) {
   const int n = r.size, right = (r.rank + 1) % n, left = (r.rank + n - 1) % n;
   constexpr int kTags = 4;
   std::vector<std::vector<int32_t>> in(kTags), out(kTags);
@@ -23,7 +32,7 @@ void RingWithTags(Rank& r) {
   for (int tag = kTags - 1; tag >= 0; --tag) {
     in[tag].assign(size_t{10} * (tag + 1), -1);
     weft_bk_request_t* req = nullptr;
-    const auto op = r.Op(r.world);
+    const auto op = Op(r, flags);
     RCHECK_OK(r.plugin->recv(r.world, in[tag].data(), in[tag].size(), kI32, left, tag, &op, &req));
     reqs.push_back(req);
   }
@@ -31,7 +40,7 @@ void RingWithTags(Rank& r) {
     out[tag].resize(size_t{10} * (tag + 1));
     for (size_t i = 0; i < out[tag].size(); ++i) out[tag][i] = Payload(r.rank, tag, i);
     weft_bk_request_t* req = nullptr;
-    const auto op = r.Op(r.world);
+    const auto op = Op(r, flags);
     RCHECK_OK(
         r.plugin->send(r.world, out[tag].data(), out[tag].size(), kI32, right, tag, &op, &req));
     reqs.push_back(req);
@@ -46,27 +55,61 @@ void RingWithTags(Rank& r) {
   }
 }
 
-// Several messages on one (peer, tag) arrive in the order they were sent.
-void SameTagKeepsOrder(Rank& r) {
+// Several messages on one (peer, tag) arrive in the order they were sent; framed ones even
+// when their receives are waited on last-first (each waiter posts its payload's receive).
+void SameTagKeepsOrder(Rank& r, uint32_t flags) {
   const int n = r.size, right = (r.rank + 1) % n, left = (r.rank + n - 1) % n;
   std::vector<weft_bk_request_t*> sends;
-  int32_t out[5];
+  int32_t out[5], in[5];
+  std::vector<weft_bk_request_t*> recvs;
+  for (int k = 0; k < 5; ++k) {
+    in[k] = -1;
+    weft_bk_request_t* req = nullptr;
+    const auto op = Op(r, flags);
+    RCHECK_OK(r.plugin->recv(r.world, &in[k], 1, kI32, left, 7, &op, &req));
+    recvs.push_back(req);
+  }
   for (int k = 0; k < 5; ++k) {
     out[k] = Payload(r.rank, 7, k);
     weft_bk_request_t* req = nullptr;
-    const auto op = r.Op(r.world);
+    const auto op = Op(r, flags);
     RCHECK_OK(r.plugin->send(r.world, &out[k], 1, kI32, right, 7, &op, &req));
     sends.push_back(req);
   }
-  for (int k = 0; k < 5; ++k) {
-    int32_t v = -1;
-    const auto op = r.Op(r.world);
-    RCHECK_OK(r.plugin->recv(r.world, &v, 1, kI32, left, 7, &op, nullptr));
-    RCHECK(v == Payload(left, 7, k));
+  for (int k = 4; k >= 0; --k) {
+    RCHECK_OK(r.plugin->request_wait(recvs[k], -1));
+    r.plugin->request_free(recvs[k]);
+    RCHECK(in[k] == Payload(left, 7, k));
   }
   for (auto* req : sends) {
     RCHECK_OK(r.plugin->request_wait(req, -1));
     r.plugin->request_free(req);
+  }
+}
+
+// A framed message of another length than its receive fails the receive (a longer one
+// terminates the process unframed), completes the send, and leaves the pair in step.
+void FramedLengthMismatch(Rank& r) {
+  if (r.rank > 1) return;
+  const uint32_t framed = WEFT_BK_OP_UNVERIFIED_SIZE;
+  std::vector<int32_t> nine(9, 9), eight(8, 8);
+  for (size_t recv_count : {size_t{8}, size_t{10}}) {
+    if (r.rank == 0) {
+      auto op = Op(r, framed);
+      RCHECK_OK(r.plugin->send(r.world, nine.data(), nine.size(), kI32, 1, 3, &op, nullptr));
+      op = Op(r, framed);
+      RCHECK_OK(r.plugin->send(r.world, eight.data(), eight.size(), kI32, 1, 3, &op, nullptr));
+    } else {
+      std::vector<int32_t> into(recv_count, -1), next(8, -1);
+      auto op = Op(r, framed);
+      RCHECK_STATUS(r.plugin->recv(r.world, into.data(), into.size(), kI32, 0, 3, &op, nullptr),
+                    WEFT_ERR_INVALID_ARGUMENT);
+      RCHECK(TestHost::LastError().find("the message has 36 bytes but the receive " +
+                                        std::to_string(recv_count * 4)) != std::string::npos);
+      op = Op(r, framed);
+      RCHECK_OK(r.plugin->recv(r.world, next.data(), next.size(), kI32, 0, 3, &op, nullptr));
+      RCHECK(next == eight);
+    }
   }
 }
 
@@ -122,8 +165,25 @@ class GlooP2p : public ::testing::TestWithParam<int> {};
 
 TEST_P(GlooP2p, RingWithTagsAndOrdering) {
   const auto outcomes = RunRanks(GetParam(), [](Rank& r) {
-    RingWithTags(r);
-    SameTagKeepsOrder(r);
+    RingWithTags(r, 0);
+    SameTagKeepsOrder(r, 0);
+  });
+  EXPECT_TRUE(AllSucceeded(outcomes)) << Describe(outcomes);
+}
+
+TEST_P(GlooP2p, FramedRingWithTagsAndOrdering) {
+  const auto outcomes = RunRanks(GetParam(), [](Rank& r) {
+    RingWithTags(r, WEFT_BK_OP_UNVERIFIED_SIZE);
+    SameTagKeepsOrder(r, WEFT_BK_OP_UNVERIFIED_SIZE);
+  });
+  EXPECT_TRUE(AllSucceeded(outcomes)) << Describe(outcomes);
+}
+
+TEST_P(GlooP2p, FramedLengthMismatchFailsTheReceiveOnly) {
+  const auto outcomes = RunRanks(GetParam(), [](Rank& r) {
+    FramedLengthMismatch(r);
+    const auto op = r.Op(r.world);
+    RCHECK_OK(r.plugin->barrier(r.world, &op, nullptr));
   });
   EXPECT_TRUE(AllSucceeded(outcomes)) << Describe(outcomes);
 }

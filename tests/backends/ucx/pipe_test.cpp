@@ -263,6 +263,34 @@ TEST(UcxPipes, AReceiveThatEndsWhileAttachedFailsTheSenderAndWritesNothingLater)
   }));
 }
 
+// A send through a pipe whose deadline passes before its receive is posted withdraws the
+// message with how it ended: the receive that matches its descriptor later finds the channel
+// taken back and fails with TIMEOUT too (the same call timed out on the other side, SPEC §10),
+// not with an ABORTED that would hide the deadline.
+TEST(UcxPipes, ASendPastItsDeadlineFailsTheLateReceiveWithTimeout) {
+  ExpectAllOk(RunRanks(2, [](Rank& r) -> std::string {
+    const weft_backend_plugin_t& t = *r.plugin;
+    weft_status_t s;
+    if (std::string e = Handshake(r); !e.empty()) return e;
+    const size_t n = 64 << 10;  // fits the ring: in the pipe when the send returns
+    if (r.rank == 0) {
+      std::vector<char> a(n, 'a');
+      const weft_bk_op_t short_op = r.Op(200);
+      s = t.send(r.comm, a.data(), n, kU8, 1, 35, &short_op, nullptr);
+      if (s != WEFT_ERR_TIMEOUT) return Err("send with a 200 ms deadline", s);
+      return Posted(r, 38);  // rank 1 posts its receive only now
+    }
+    if (std::string e = Posted(r, 38); !e.empty()) return e;
+    std::vector<char> b(n, 0);
+    const weft_bk_op_t op = r.Op();
+    s = t.recv(r.comm, b.data(), n, kU8, 0, 35, &op, nullptr);
+    if (s != WEFT_ERR_TIMEOUT) return Err("receive of the withdrawn message", s);
+    if (FileStoreHost::LastError().find("withdrew") == std::string::npos)
+      return "unexpected message: " + FileStoreHost::LastError();
+    return "";
+  }));
+}
+
 // A sender that cancels its send while the receiver is attached: the receive fails with
 // ABORTED saying so, and the next message goes through.
 TEST(UcxPipes, ASenderThatCancelsFailsTheAttachedReceive) {

@@ -95,5 +95,18 @@ TEST(WeftrunOptions, HelpNeedsNothingElse) {
   EXPECT_NE(std::string(UsageText()).find("usage: weftrun -n N"), std::string::npos);
 }
 
+TEST(WeftrunOptions, PrintParamsNeedsNoRanksNorProgram) {
+  const Result<Options> plain = Parse({"--print-params"});
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_TRUE(plain->print_params);
+  EXPECT_FALSE(plain->help);
+  EXPECT_FALSE(plain->backend.has_value());
+  const Result<Options> named = Parse({"--print-params", "--backend", "ucx"});
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(named->backend, "ucx");
+  ExpectUsageError({"--print-params", "prog"}, "--print-params runs no program");
+  ExpectUsageError({"--print-params=1"}, "takes no value");
+}
+
 }  // namespace
 }  // namespace weft::tools

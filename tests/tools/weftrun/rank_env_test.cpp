@@ -26,12 +26,16 @@ TEST(WeftrunRankEnvironment, SetsTheWeftVariables) {
   EXPECT_TRUE(Has(env, "WEFT_LOCAL_WORLD_SIZE=4"));
   EXPECT_TRUE(Has(env, "WEFT_STORE=127.0.0.1:4242"));
   EXPECT_EQ(CountNamed(env, "WEFT_BACKEND"), 0u);
+  EXPECT_TRUE(Has(RankEnvironment({}, {4, "127.0.0.1:1", std::nullopt, "s3cret"}, 0),
+                  "WEFT_STORE_TOKEN=s3cret"));
 }
 
 TEST(WeftrunRankEnvironment, ReplacesInheritedValuesAndKeepsTheRest) {
-  const std::vector<std::string> base = {"PATH=/bin",        "WEFT_RANK=7",      "WEFT_STORE=x:1",
-                                         "WEFT_BACKEND=ucx", "WEFT_RANK_X=keep", "ODD_ENTRY"};
-  const std::vector<std::string> env = RankEnvironment(base, {2, "127.0.0.1:1", std::nullopt}, 0);
+  const std::vector<std::string> base = {
+      "PATH=/bin",        "WEFT_RANK=7",      "WEFT_STORE=x:1", "WEFT_STORE_TOKEN=old",
+      "WEFT_BACKEND=ucx", "WEFT_RANK_X=keep", "ODD_ENTRY"};
+  const std::vector<std::string> env =
+      RankEnvironment(base, {2, "127.0.0.1:1", std::nullopt, "new"}, 0);
   EXPECT_TRUE(Has(env, "PATH=/bin"));
   EXPECT_TRUE(Has(env, "WEFT_RANK_X=keep"));
   EXPECT_TRUE(Has(env, "ODD_ENTRY"));
@@ -40,6 +44,8 @@ TEST(WeftrunRankEnvironment, ReplacesInheritedValuesAndKeepsTheRest) {
   EXPECT_TRUE(Has(env, "WEFT_RANK=0"));
   EXPECT_EQ(CountNamed(env, "WEFT_STORE"), 1u);
   EXPECT_TRUE(Has(env, "WEFT_STORE=127.0.0.1:1"));
+  EXPECT_EQ(CountNamed(env, "WEFT_STORE_TOKEN"), 1u);
+  EXPECT_TRUE(Has(env, "WEFT_STORE_TOKEN=new"));
 }
 
 TEST(WeftrunRankEnvironment, BackendOptionOverridesTheInheritedOne) {

@@ -151,6 +151,18 @@ bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// Whether `parts` occur in `text` in this order, all on the line where the first one is.
+bool ContainsInOrder(const std::string& text, const std::vector<std::string>& parts) {
+  size_t at = text.find(parts.at(0));
+  if (at == std::string::npos) return false;
+  const size_t end = text.find('\n', at + 1);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    at = text.find(parts[i], at);
+    if (at == std::string::npos || at > end) return false;
+  }
+  return true;
+}
+
 // Whether `text` holds `before`, a pid (digits), then `after`. (No std::regex: GCC 12 warns
 // inside it under the sanitizers, and warnings are errors.)
 bool ContainsWithPid(const std::string& text, const std::string& before, const std::string& after) {
@@ -195,6 +207,25 @@ TEST(Weftrun, OverridesInheritedRankVariablesAndSetsTheBackend) {
   r = RunWeftrun({"-n", "1", "--backend", "gloo", "sh", "-c", script}, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "[0] 0 gloo\n");
+}
+
+// SPEC §8 "Store security": a fresh secret per job, the same for every rank of the job, and an
+// inherited one is replaced.
+TEST(Weftrun, GivesEveryRankTheJobsFreshSecret) {
+  const std::vector<std::string> env = {"WEFT_STORE_TOKEN=inherited-token-0123456789"};
+  std::set<std::string> jobs;
+  for (int job = 0; job < 2; ++job) {
+    const Outcome r = RunWeftrun({"-n", "3", "sh", "-c", "echo $WEFT_STORE_TOKEN"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::set<std::string> tokens;
+    for (const std::string& text : Lines(r.out)) tokens.insert(text.substr(text.find(' ') + 1));
+    ASSERT_EQ(tokens.size(), 1u) << r.out;
+    const std::string token = *tokens.begin();
+    EXPECT_EQ(token.size(), 64u) << token;
+    EXPECT_EQ(token.find_first_not_of("0123456789abcdef"), std::string::npos) << token;
+    jobs.insert(token);
+  }
+  EXPECT_EQ(jobs.size(), 2u) << "two jobs got the same secret";
 }
 
 // Every line is written in two pieces, so that weftrun's reads often end mid-line.
@@ -335,6 +366,64 @@ TEST(Weftrun, UsageErrorsExit2) {
     EXPECT_TRUE(Contains(r.err, "--help")) << r.err;
     EXPECT_EQ(r.out, "");
   }
+}
+
+// --print-params: every libweft variable with its value and where it came from; a malformed
+// one is shown, reported and makes the exit status 1. ("WEFT_BACKEND=" is unset: empty.)
+TEST(Weftrun, PrintParamsListsTheHostVariables) {
+  const Outcome r = RunWeftrun(
+      {"--print-params"}, {"WEFT_BACKEND=", "WEFT_ALLTOALL_CHUNK_BYTES=4K", "WEFT_TIMEOUT_MS="});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("libweft:\nNAME", 0), 0u) << r.out;
+  for (const char* name : {"WEFT_BACKEND ", "WEFT_TIMEOUT_MS ", "WEFT_CONNECT_TIMEOUT_MS ",
+                           "WEFT_LOG_LEVEL ", "WEFT_RANK ", "WEFT_COPY_SKEW_SLOW "})
+    EXPECT_TRUE(Contains(r.out, std::string("\n") + name)) << name << " missing:\n" << r.out;
+  EXPECT_TRUE(ContainsInOrder(
+      r.out, {"\nWEFT_ALLTOALL_CHUNK_BYTES ", " 4K ", " 8M ", " env ", " must-match ", " tuning "}))
+      << r.out;
+  EXPECT_TRUE(ContainsInOrder(r.out, {"\nWEFT_TIMEOUT_MS ", " 300000 ", " 300000 ", " default "}))
+      << r.out;
+}
+
+TEST(Weftrun, PrintParamsReportsAMalformedValue) {
+  const Outcome r = RunWeftrun({"--print-params"}, {"WEFT_BACKEND=", "WEFT_CONNECT_TIMEOUT_MS=2s"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.out, "'2s' (invalid)")) << r.out;
+  EXPECT_TRUE(Contains(r.out,
+                       "error: WEFT_CONNECT_TIMEOUT_MS is '2s' but must be a whole number "
+                       "of milliseconds"))
+      << r.out;
+}
+
+#ifdef WEFTRUN_TEST_UCX
+// Naming a backend lists its plugin's variables too, read from the plugin's own table.
+TEST(Weftrun, PrintParamsListsTheBackendsVariables) {
+  // Loading libucx: its memory hooks fight the sanitizers' allocator, and it leaks what its
+  // constructors allocate (tests/CMakeLists.txt, weft_backend_test_env).
+  const std::vector<std::string> ucx = {"UCX_MEM_MALLOC_HOOKS=no", "UCX_MEM_MMAP_HOOK_MODE=none",
+                                        "ASAN_OPTIONS=detect_leaks=0"};
+  std::vector<std::string> env = {"WEFT_UCX_SEGMENT_BYTES=1M", "WEFT_UCX_SPIN_US="};
+  env.insert(env.end(), ucx.begin(), ucx.end());
+  const Outcome r = RunWeftrun({"--print-params", "--backend", "ucx"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "\nucx plugin (")) << r.out;
+  EXPECT_TRUE(ContainsInOrder(
+      r.out, {"\nWEFT_UCX_SEGMENT_BYTES ", " 1M ", " 256K ", " env ", " must-match "}))
+      << r.out;
+  EXPECT_TRUE(ContainsInOrder(r.out, {"\nWEFT_UCX_SPIN_US ", " (unset) ", " - ", " default "}))
+      << r.out;
+  env = ucx;
+  env.push_back("WEFT_UCX_BOARD=maybe");
+  const Outcome bad = RunWeftrun({"--print-params", "--backend", "ucx"}, env);
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_TRUE(Contains(bad.out, "error: WEFT_UCX_BOARD is 'maybe' but must be 0 or 1")) << bad.out;
+}
+#endif
+
+TEST(Weftrun, PrintParamsNamesAPluginItCannotFind) {
+  const Outcome r = RunWeftrun({"--print-params", "--backend", "no-such-backend"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "backend plugin \"no-such-backend\" not found")) << r.err;
 }
 
 TEST(Weftrun, HelpPrintsUsage) {

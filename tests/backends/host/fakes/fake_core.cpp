@@ -187,7 +187,7 @@ weft_backend_plugin_t MandatoryTable(const char* name) {
   t.struct_size = sizeof(weft_backend_plugin_t);
   t.abi_version = WEFT_BACKEND_PLUGIN_ABI_VERSION;
   t.name = name;
-  t.capabilities = 0;
+  t.capabilities = WEFT_BK_CAP_SIZE_SAFE;  // Match() checks every length exactly
   t.init = Init;
   t.finalize = Finalize;
   t.abort = Abort;

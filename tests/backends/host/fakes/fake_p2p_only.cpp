@@ -16,7 +16,7 @@ weft_status_t Decoy(weft_bk_comm_t* comm, const void*, void*, uint64_t, DLDataTy
 FAKE_EXPORT const weft_backend_plugin_t* weft_backend_plugin_v1(void) {
   static const weft_backend_plugin_t table = [] {
     weft_backend_plugin_t t = fake::MandatoryTable(FAKE_NAME);
-    t.capabilities = WEFT_BK_CAP_BROADCAST;
+    t.capabilities |= WEFT_BK_CAP_BROADCAST;
     t.allreduce = Decoy;
     return t;
   }();

@@ -1,0 +1,91 @@
+// Every WEFT_* variable libweft reads, declared once (docs/parameters.md is generated from this
+// table and the plugins' tables; tests/common/params_doc_test fails when they drift apart).
+// Header-only. A variable that header-only code shared with plugins reads is declared beside
+// that code and only listed here (common/copy_param.hpp).
+//
+// To add a variable: add one entry below (keep the groups), read it through
+// weft::params::Get/Int/Text("WEFT_NEW_NAME") (common/params.hpp; the name is checked at
+// compile time), and regenerate docs/parameters.md as tests/common/params_doc_test says.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "common/copy_param.hpp"
+#include "common/param_parse.hpp"
+
+namespace weft::params {
+
+// A week: longer deadlines are better said as -1 (none).
+inline constexpr int64_t kMaxDeadlineMs = int64_t{7} * 24 * 3600 * 1000;
+inline constexpr int64_t kMaxInt32 = INT32_MAX;
+
+namespace table {
+using namespace weft::param;  // Declare*, audiences, flags: the table reads as a table
+
+inline constexpr weft_bk_param_t kHostParams[] = {
+    // What a user may set.
+    DeclareString("WEFT_BACKEND", nullptr, kUser, kMustMatch,
+                  "backend plugin: a name (self, gloo, ucx) or a path to a .so; unset: gloo "
+                  "with 2+ ranks, self with 1 (options.backend wins)"),
+    DeclareDeadlineMs("WEFT_TIMEOUT_MS", "300000", 1, kMaxDeadlineMs, kUser, kLocal,
+                      "default deadline of every operation (options.timeout_ms wins)"),
+    DeclareDeadlineMs("WEFT_CONNECT_TIMEOUT_MS", "60000", 1, kMaxDeadlineMs, kUser, kLocal,
+                      "deadline of weft_context_create: store connection, rendezvous, "
+                      "connecting the world (options.connect_timeout_ms wins)"),
+    DeclareEnum("WEFT_LOG_LEVEL", "warn", "trace|debug|info|warn|warning|error|err|critical|off",
+                kUser, kLocal, "level of Weft's log lines on stderr (spdlog's names)"),
+    DeclareString("WEFT_PLUGIN_PATH", nullptr, kUser, kLocal,
+                  "':'-separated directories searched for libweft-backend-NAME.so before the "
+                  "directory of libweft"),
+    // Set by weftrun or a job script (SPEC §8); read only when that launch convention wins.
+    DeclareInt("WEFT_RANK", nullptr, 0, kMaxInt32, kLaunch, kLocal,
+               "this process's rank (with WEFT_WORLD_SIZE: the WEFT launch convention)"),
+    DeclareInt("WEFT_WORLD_SIZE", nullptr, 1, kMaxInt32, kLaunch, kLocal,
+               "number of ranks (checked against rank 0's at creation)"),
+    DeclareInt("WEFT_LOCAL_RANK", nullptr, 0, kMaxInt32, kLaunch, kLocal,
+               "rank among the processes of this host"),
+    DeclareInt("WEFT_LOCAL_WORLD_SIZE", nullptr, 1, kMaxInt32, kLaunch, kLocal,
+               "number of ranks on this host"),
+    DeclareString("WEFT_STORE", nullptr, kLaunch, kLocal,
+                  "host:port of the bootstrap store (rank 0 hosts it); overrides every launch "
+                  "convention's own address"),
+    DeclareInt("WEFT_STORE_PORT", nullptr, 1, 65535, kLaunch, kLocal,
+               "store port under Slurm; unset: derived from the job and step ids"),
+    // Thresholds.
+    DeclareBytes("WEFT_ALLTOALL_CHUNK_BYTES", "8M", 1, kTiB, kTuning, kMustMatch,
+                 "redistribute's all-to-all moves each piece in chunks of about this many "
+                 "bytes (part of the plan fingerprint)"),
+    // Tests and debugging.
+    DeclareString("WEFT_BACKEND_DISABLE_OPS", nullptr, kDebug, kMustMatch,
+                  "comma list of the plugin's ops to hide (or all), so that the host composes "
+                  "them from send/recv: allreduce, allgather, allgatherv, reduce_scatter, "
+                  "reduce_scatterv, alltoall, alltoallv, broadcast, barrier, strided"),
+    kCopySkewSlowParam,  // common/copy_param.hpp
+};
+
+}  // namespace table
+
+using table::kHostParams;
+inline constexpr size_t kNumHostParams = std::size(kHostParams);
+
+// A host parameter, found by its name at compile time: Int("WEFT_TIMEOUT_MS") compiles only
+// if the table above declares that name.
+class Key {
+ public:
+  consteval Key(const char* name)  // NOLINT(google-explicit-constructor): by name, checked
+      : index_(Find(name)) {}
+  size_t index() const { return index_; }
+  const weft_bk_param_t& spec() const { return kHostParams[index_]; }
+
+ private:
+  static consteval size_t Find(std::string_view name) {
+    for (size_t i = 0; i < kNumHostParams; ++i)
+      if (name == kHostParams[i].name) return i;
+    throw "no such WEFT_* variable in common/host_params.hpp";  // a compile error
+  }
+  size_t index_;
+};
+
+}  // namespace weft::params
