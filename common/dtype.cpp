@@ -20,10 +20,6 @@ const char* ReduceOpName(ReduceOp op) {
   return "?";
 }
 
-bool IsMovable(DType t) {
-  return t.lanes == 1 && t.bits > 0 && t.bits % 8 == 0 && t.code <= kCodeBool;
-}
-
 bool IsIntegral(DType t) {
   return (t.code == kCodeInt || t.code == kCodeUInt) && t.lanes == 1 &&
          (t.bits == 8 || t.bits == 16 || t.bits == 32 || t.bits == 64);

@@ -22,8 +22,11 @@ inline constexpr int32_t kNumReduceOps = 5;
 
 const char* ReduceOpName(ReduceOp op);
 
-// Data movement: any whole-byte, single-lane type with a known code.
-bool IsMovable(DType t);
+// Data movement: any whole-byte, single-lane type with a known code. Inline: every collective
+// checks its buffers' dtype on every call.
+inline bool IsMovable(DType t) {
+  return t.lanes == 1 && t.bits > 0 && t.bits % 8 == 0 && t.code <= kCodeBool;
+}
 // Types the reduction kernels implement (SPEC §6.2).
 bool IsReducible(DType t);
 bool IsIntegral(DType t);  // int, uint (not bool)

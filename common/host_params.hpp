@@ -53,7 +53,32 @@ inline constexpr weft_bk_param_t kHostParams[] = {
                   "convention's own address"),
     DeclareInt("WEFT_STORE_PORT", nullptr, 1, 65535, kLaunch, kLocal,
                "store port under Slurm; unset: derived from the job and step ids"),
+    // The bootstrap store's security and limits (docs/design/bootstrap_store.md). The token's
+    // own format (16-1024 printable characters) is checked by backends/env/store_settings.cpp.
+    DeclareString("WEFT_STORE_TOKEN", nullptr, kUser, kSecret,
+                  "the job's secret, the same on every rank (weftrun sets one per job); unset: "
+                  "a loopback store shares one through a user-only file, a network store "
+                  "refuses to start"),
+    DeclareBool("WEFT_STORE_INSECURE", "0", kUser, kMustMatch,
+                "1: let a store other machines can reach run without WEFT_STORE_TOKEN"),
+    DeclareBytes("WEFT_STORE_MAX_MESSAGE", "64M", 4096, kGiB, kTuning, kMustMatch,
+                 "largest store message, either direction"),
+    DeclareBytes("WEFT_STORE_MAX_BYTES", "1G", kMiB, kTiB, kTuning, kLocal,
+                 "bytes of keys and values the store holds (read by the store's host)"),
+    DeclareInt("WEFT_STORE_MAX_CONNECTIONS", nullptr, 1, int64_t{1} << 20, kTuning, kLocal,
+               "authenticated store connections at once (read by the store's host); unset: "
+               "4 x world size + 64"),
+    // Cross-rank argument checks of the collectives (docs/collective_checks.md).
+    DeclareBool("WEFT_CHECK_COLLECTIVES", nullptr, kUser, kMustMatch,
+                "1: check every collective and send/recv across the ranks; 0: only where the "
+                "backend needs it; unset: also every collective from "
+                "WEFT_CHECK_COLLECTIVES_MIN_BYTES per rank"),
+    DeclareBytes("WEFT_CHECK_COLLECTIVES_MIN_BYTES", "1M", 0, kTiB, kTuning, kMustMatch,
+                 "size from which collectives are checked on a backend that does not need it"),
     // Thresholds.
+    DeclareBytes("WEFT_PLAN_EXTRA_BYTES_CAP", "256K", 0, kTiB, kTuning, kMustMatch,
+                 "how many bytes per rank a cheaper redistribute plan may receive beyond "
+                 "SPEC 3.2's bound (plan option extra_bytes_cap wins; part of the plan hash)"),
     DeclareBytes("WEFT_ALLTOALL_CHUNK_BYTES", "8M", 1, kTiB, kTuning, kMustMatch,
                  "redistribute's all-to-all moves each piece in chunks of about this many "
                  "bytes (part of the plan fingerprint)"),

@@ -33,6 +33,7 @@ inline constexpr int32_t kDebug = WEFT_BK_PARAM_DEBUG;
 inline constexpr int32_t kLaunch = WEFT_BK_PARAM_LAUNCH;
 inline constexpr uint32_t kLocal = 0;  // may differ between ranks
 inline constexpr uint32_t kMustMatch = WEFT_BK_PARAM_MUST_MATCH;
+inline constexpr uint32_t kSecret = WEFT_BK_PARAM_SECRET;
 
 // Declarations: one call per variable. default_value nullptr: no default (the reader decides
 // what unset means, and doc says it).
@@ -266,7 +267,10 @@ inline std::string CheckDescriptor(const weft_bk_param_t& p) {
   if (p.type < WEFT_BK_PARAM_INT || p.type > WEFT_BK_PARAM_ENUM) return "has an unknown type";
   if (p.audience < WEFT_BK_PARAM_USER || p.audience > WEFT_BK_PARAM_LAUNCH)
     return "has an unknown audience";
-  if (p.flags & ~(WEFT_BK_PARAM_MUST_MATCH | WEFT_BK_PARAM_FOREVER)) return "has unknown flags";
+  if (p.flags & ~(WEFT_BK_PARAM_MUST_MATCH | WEFT_BK_PARAM_FOREVER | WEFT_BK_PARAM_SECRET))
+    return "has unknown flags";
+  if ((p.flags & WEFT_BK_PARAM_SECRET) && (p.flags & WEFT_BK_PARAM_MUST_MATCH))
+    return "is secret and must-match: a secret is never compared";
   if ((p.flags & WEFT_BK_PARAM_FOREVER) && p.type != WEFT_BK_PARAM_MS)
     return "says -1 means forever but is not a duration";
   if (p.doc == nullptr || *p.doc == '\0') return "has no doc line";

@@ -57,6 +57,15 @@ Result<param::Value> Get(Key key) {
   return s.parsed.value;
 }
 
+Result<param::Value> GetFresh(Key key) {
+  Cache& c = TheCache();
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.pins == 0 || c.current.load(std::memory_order_acquire) == nullptr) Refresh(c);
+  }
+  return Get(key);
+}
+
 Result<int64_t> Int(Key key) {
   WEFT_ASSIGN_OR_RETURN(param::Value v, Get(key));
   if (!v.set) return Internal(std::string(key.spec().name) + " is unset and has no default");

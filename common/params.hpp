@@ -23,6 +23,9 @@ namespace weft::params {
 // The value of a host variable; kInvalidArgument naming the variable, its text and what it
 // must be when the text is malformed. Thread-safe.
 Result<param::Value> Get(Key key);
+// Get(key), but read from the environment now unless a context pins the values: for the few
+// settings read when a plan is made, which happens without any context on abstract meshes.
+Result<param::Value> GetFresh(Key key);
 // Get(key).number (INT, BYTES, MS, BOOL, ENUM); kInternal for an unset variable without a
 // default (read those with Get).
 Result<int64_t> Int(Key key);

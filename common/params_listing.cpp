@@ -23,6 +23,7 @@ const char* AudienceName(int32_t a) {
 bool MustMatch(const weft_bk_param_t& p) { return (p.flags & WEFT_BK_PARAM_MUST_MATCH) != 0; }
 
 std::string ShownValue(const Setting& s) {
+  if ((s.spec->flags & WEFT_BK_PARAM_SECRET) && !s.raw.empty()) return "(set, hidden)";
   if (!s.parsed.ok()) return "'" + s.raw + "' (invalid)";
   if (!s.raw.empty()) return s.raw;
   return s.spec->default_value ? s.spec->default_value : "(unset)";

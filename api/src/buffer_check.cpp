@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "api/src/byte_range.hpp"
+
 namespace weft::api {
 namespace {
 std::string Str(int64_t v) { return std::to_string(v); }
@@ -72,8 +74,13 @@ Result<Buffer> CheckBuffer(const DLTensor* t, const char* name) {
   Buffer b;
   b.dtype = dtype;
   b.numel = numel;
-  b.data = static_cast<char*>(t->data) + t->byte_offset;
   b.device = t->device;
+  b.data = static_cast<char*>(t->data);  // an empty buffer touches nothing: no offset to check
+  // At most 2^59 elements of at most 31 bytes: the byte count fits in 64 bits.
+  if (numel > 0) {
+    if (!ByteRangeOk(t, b.bytes())) return ByteRangeError(t, name, b.bytes());
+    b.data += t->byte_offset;
+  }
   return b;
 }
 

@@ -37,9 +37,9 @@ struct CheckPolicy {
   bool CheckPointToPoint(bool size_safe) const { return !size_safe || mode == Mode::kAll; }
 };
 
-// Reads WEFT_CHECK_COLLECTIVES ("0" or "1"; unset or empty: automatic) and
-// WEFT_CHECK_COLLECTIVES_MIN_BYTES (a decimal byte count, optionally with a K, M or G suffix
-// for powers of 1024). A malformed value is an error naming the variable.
+// Reads WEFT_CHECK_COLLECTIVES (a boolean; unset or empty: automatic) and
+// WEFT_CHECK_COLLECTIVES_MIN_BYTES (bytes), as common/host_params.hpp declares them, from the
+// process environment or `getenv`. A malformed value is an error naming the variable.
 Result<CheckPolicy> ReadCheckPolicy(
     const std::function<const char*(const char*)>& getenv = nullptr);
 

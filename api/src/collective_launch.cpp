@@ -12,14 +12,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Result<GroupInfo> ResolveGroup(const Context& ctx, const weft_mesh_t* mesh, int32_t dim) {
+Result<GroupInfo> ResolveGroup(const Context& ctx, const placement::Mesh* mesh, int32_t dim) {
   GroupInfo g;
+  g.policy = &ctx.check_policy();
   if (!mesh) {
     g.world = &ctx.world_ranks();
     g.index = ctx.rank();
     return g;
   }
-  const placement::Mesh& m = *mesh->mesh;
+  const placement::Mesh& m = *mesh;
   if (dim < 0 || dim >= m.ndim())
     return InvalidArgument("mesh_dim is " + std::to_string(dim) + " but the mesh has " +
                            std::to_string(m.ndim()) + " dims");
@@ -47,17 +48,23 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
 
 namespace detail {
 
+Launching::~Launching() = default;
+
 Status BeginLaunch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
                    const weft_call_options_t* opts, DLDevice device, Launching* out) {
-  WEFT_REQUIRE(ctx);
-  Context& c = *ctx->impl;
-  if (mesh && mesh->mesh->context() != ctx)
-    return InvalidArgument("mesh belongs to another context (or is abstract)");
-  WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, mesh, mesh_dim));
+  WEFT_RETURN_IF_ERROR(Use(ctx, "ctx", &out->ctx));  // held until the call returns
+  const Context& c = *out->ctx;
+  if (mesh == nullptr) {
+    WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, nullptr, mesh_dim));
+  } else {
+    WEFT_USE(m, mesh);  // the group is copied out of it
+    if (m->mesh->context() != ctx)
+      return InvalidArgument("mesh belongs to another context (or is abstract)");
+    WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, m->mesh.get(), mesh_dim));
+  }
   WEFT_ASSIGN_OR_RETURN(out->deadline, ResolveDeadline(c, opts));
   if (stream && (device.device_type == kDLCPU || device.device_type == kDLCUDAHost))
     return InvalidArgument("stream must be NULL for host buffers");
-  out->ctx = &c;
   return Status::Ok();
 }
 
@@ -80,8 +87,7 @@ Status FinishLaunch(Launching& l, Result<CommOp> op, void* stream, DLDevice devi
     return fn(*comm, args);
   };
   WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(run), true));
-  *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-  return Status::Ok();
+  return PublishWork(std::move(state), work);
 }
 
 }  // namespace detail
@@ -89,6 +95,7 @@ Status FinishLaunch(Launching& l, Result<CommOp> op, void* stream, DLDevice devi
 Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim, void* stream,
                     const weft_call_options_t* opts, weft_work_t** work, DLDevice device,
                     const std::function<Result<PostOp>(const GroupInfo&)>& prepare) {
+  WEFT_USE(c, ctx);  // alive until the request is registered with it
   struct Posted {
     backends::Communicator* comm = nullptr;
     std::unique_ptr<PostedP2p> p2p;
@@ -97,23 +104,20 @@ Status LaunchPosted(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_d
   auto posted = std::make_shared<Posted>();
   auto as_comm_op = [&](const GroupInfo& g) -> Result<CommOp> {
     WEFT_ASSIGN_OR_RETURN(PostOp post, prepare(g));
-    return CommOp([posted, post](backends::Communicator& c, const backends::OpArgs& a) {
-      WEFT_ASSIGN_OR_RETURN(posted->p2p, post(c, a));
-      posted->comm = &c;
+    return CommOp([posted, post](backends::Communicator& comm, const backends::OpArgs& a) {
+      WEFT_ASSIGN_OR_RETURN(posted->p2p, post(comm, a));
+      posted->comm = &comm;
       posted->args = a;
       return Status::Ok();
     });
   };
   WEFT_RETURN_IF_ERROR(Launch(ctx, mesh, mesh_dim, stream, opts, nullptr, device, as_comm_op));
+  auto request =
+      std::make_shared<PostedRequest>(c.get(), posted->comm, std::move(posted->p2p), posted->args);
+  c->posted().Add(request);
   auto state = std::make_shared<WorkState>();
-  Context* c = ctx->impl.get();
-  state->Delegate([posted, c](int64_t timeout_ms) -> Status {
-    Status s = c->sticky_error();
-    if (s.ok()) s = c->Explain(posted->p2p->Wait(*posted->comm, timeout_ms, posted->args));
-    return s;
-  });
-  *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-  return Status::Ok();
+  state->Delegate([request](int64_t timeout_ms) { return request->Wait(timeout_ms); });
+  return PublishWork(std::move(state), work);
 }
 
 }  // namespace weft::api

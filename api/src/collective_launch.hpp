@@ -28,13 +28,16 @@ struct GroupInfo {
   const std::vector<int32_t>* world = nullptr;
   std::vector<int32_t> own;
   int32_t index = 0;  // this rank's position
+  const CheckPolicy* policy = nullptr;  // the context's: whether the call is checked across ranks
   int32_t size() const { return static_cast<int32_t>(ranks().size()); }
 };
 
 namespace detail {
 // A call between resolving its group and running its op.
 struct Launching {
-  Context* ctx = nullptr;
+  // Out of line: it keeps the release of `ctx` out of every call's inlined body.
+  ~Launching();
+  Ref<Context> ctx;  // the call's reference: the context stays alive until it returns
   GroupInfo group;
   std::chrono::steady_clock::time_point deadline;
 };

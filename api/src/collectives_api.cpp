@@ -91,9 +91,6 @@ Result<std::pair<std::vector<uint64_t>, std::vector<uint64_t>>> Counts(
 
 DLDevice Dev(const DLTensor* t) { return t ? t->device : DLDevice{kDLCPU, 0}; }
 
-// The context's check policy; the context was validated before `prepare` runs.
-const CheckPolicy* Policy(weft_context_t* ctx) { return &ctx->impl->check_policy(); }
-
 // What this rank passed, for the cross-rank check: `count` as check::Call defines it, `bytes`
 // this rank's data (for the size threshold), send and recv the buffers a small operation is
 // carried in (collective_fused.hpp).
@@ -138,11 +135,11 @@ weft_status_t weft_allreduce(weft_context_t* ctx, const weft_mesh_t* mesh, int32
   return Guard(__func__, [&] {
     return Launch(
         ctx, mesh, mesh_dim, stream, opts, work, Dev(send),
-        [&](const GroupInfo&) -> Result<CommOp> {
+        [&](const GroupInfo& g) -> Result<CommOp> {
           WEFT_ASSIGN_OR_RETURN(auto b, Pair(send, recv));
           WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel, "allreduce"));
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
             const auto& [in, out] = b;
             auto call = [&] {
@@ -167,7 +164,7 @@ weft_status_t weft_allgather(weft_context_t* ctx, const weft_mesh_t* mesh, int32
           WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", b.first.numel * g.size(), [&] {
             return "allgather over " + Str(g.size()) + " ranks";
           }));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, pol](Communicator& c, const OpArgs& a) {
             const auto& [in, out] = b;
             auto call = [&] {
@@ -192,7 +189,7 @@ weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* mesh, int3
                                                 "recv_counts", "recv_displs", "recv"));
           WEFT_RETURN_IF_ERROR(SizeIs(b.first, "send", cd.first[g.index],
                                       [&] { return "recv_counts[" + Str(g.index) + "]"; }));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, cd, pol](Communicator& c, const OpArgs& a) {
             // The own send count differs by design; recv_counts must agree.
             auto call = [&] {
@@ -220,7 +217,7 @@ weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh, 
                       return "reduce_scatter over " + Str(g.size()) + " ranks";
                     }));
                     WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-                    const CheckPolicy* pol = Policy(ctx);
+                    const CheckPolicy* pol = g.policy;
                     return CommOp([b, o, pol](Communicator& c, const OpArgs& a) {
                       const auto& [in, out] = b;
                       auto call = [&] {
@@ -252,7 +249,7 @@ weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
           WEFT_RETURN_IF_ERROR(SizeIs(b.second, "recv", cd.first[g.index],
                                       [&] { return "counts[" + Str(g.index) + "]"; }));
           WEFT_ASSIGN_OR_RETURN(weft::ReduceOp o, CheckOp(op, b.first.dtype));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, cd, o, pol](Communicator& c, const OpArgs& a) {
             auto call = [&] {
               Call x = WithOp(Args(Kind::kReduceScatterv, b.first.dtype, 0, b.first.bytes()), o);
@@ -281,7 +278,7 @@ weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_
             return InvalidArgument("send has " + Str(b.first.numel) +
                                    " elements, not a multiple of the group size " + Str(g.size()));
           const uint64_t per = b.first.numel / g.size();
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, per, pol](Communicator& c, const OpArgs& a) {
             const auto& [in, out] = b;
             auto call = [&] {
@@ -309,7 +306,7 @@ weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh, int32
                                                "send_counts", "send_displs", "send"));
           WEFT_ASSIGN_OR_RETURN(auto r, Counts(recv_counts, recv_displs, g.size(), b.second,
                                                "recv_counts", "recv_displs", "recv"));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           const uint64_t bytes = std::max(b.first.bytes(), b.second.bytes());
           // Captured piecewise: both whole buffers would not fit CommOp.
           return CommOp([from = b.first.data, to = b.second.data, t = b.first.dtype, bytes, s, r,
@@ -338,7 +335,7 @@ weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh, int32
             return InvalidArgument("root is " + Str(root) + " but the group has " + Str(g.size()) +
                                    " members");
           WEFT_ASSIGN_OR_RETURN(Buffer b, CheckBuffer(buf, "buf"));
-          const CheckPolicy* pol = Policy(ctx);
+          const CheckPolicy* pol = g.policy;
           return CommOp([b, root, pol](Communicator& c, const OpArgs& a) {
             auto call = [&] {
               Call x = Args(Kind::kBroadcast, b.dtype, b.numel, b.bytes(), b.data, b.data);
@@ -356,8 +353,8 @@ weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t
                            WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&] {
     return Launch(ctx, mesh, mesh_dim, stream, opts, work, DLDevice{kDLCPU, 0},
-                  [&](const GroupInfo&) -> Result<CommOp> {
-                    const CheckPolicy* pol = Policy(ctx);
+                  [&](const GroupInfo& g) -> Result<CommOp> {
+                    const CheckPolicy* pol = g.policy;
                     return CommOp([pol](Communicator& c, const OpArgs& a) {
                       // A checked barrier is done: the check's all-gather waits for everyone.
                       return Checked(

@@ -10,6 +10,7 @@
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/env/launch_env.hpp"
 #include "backends/env/store_settings.hpp"
+#include "backends/host/plugin_loader.hpp"
 #include "common/clock.hpp"
 #include "common/log.hpp"
 

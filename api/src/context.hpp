@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "api/src/check_policy.hpp"
+#include "api/src/handle_ref.hpp"
+#include "api/src/posted_requests.hpp"
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
@@ -100,6 +102,8 @@ class Context {
 
   // weft_redistribute's plan cache, created on first use, destroyed with the context.
   PlanCache& plan_cache();
+  // Requests posted with work handles, orphaned when the context leaves.
+  PostedRequests& posted() { return posted_; }
 
  private:
   Context() = default;
@@ -196,6 +200,7 @@ class Context {
 
   std::mutex plan_cache_mu_;
   std::unique_ptr<PlanCache> plan_cache_;
+  PostedRequests posted_;
 
   mutable std::mutex error_mu_;
   std::condition_variable failed_cv_;  // notified when failed_ becomes true
@@ -206,8 +211,11 @@ class Context {
   CheckPolicy check_policy_;  // last: the fields above keep their places (dispatch_bench)
 };
 
-}  // namespace weft::api
-
-struct weft_context {
-  std::unique_ptr<weft::api::Context> impl;
+// A weft_context_t names a Context.
+template <>
+struct HandleTraits<weft_context> {
+  using Object = Context;
+  static constexpr HandleKind kKind = HandleKind::kContext;
 };
+
+}  // namespace weft::api

@@ -196,6 +196,7 @@ Status Context::Leave() {
     }
   }
   if (store_ && !failed_) result = MeetToLeave(deadline);
+  posted_.OrphanAll();  // while the backend their requests live in is still there
   last_comm_ = nullptr;
   world_comm_.store(nullptr);
   comms_.clear();

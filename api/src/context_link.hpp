@@ -4,13 +4,14 @@
 
 #include <cstdint>
 
+#include "common/result.hpp"
 #include "weft/types.h"
 
 namespace weft::api {
 
-// The world size of ctx, or a negative value if ctx is not a live context.
-int64_t ContextWorldSize(const weft_context_t* ctx) noexcept;
-// The calling process's world rank in ctx.
-int32_t ContextRank(const weft_context_t* ctx) noexcept;
+// The world size of ctx, or INVALID_ARGUMENT naming `name` if ctx is not a live context.
+Result<int32_t> ContextWorldSize(const weft_context_t* ctx, const char* name);
+// The calling process's world rank in ctx, or the same error.
+Result<int32_t> ContextRank(const weft_context_t* ctx, const char* name);
 
 }  // namespace weft::api

@@ -5,6 +5,7 @@
 // once, in init().
 #include "api/src/context.hpp"
 #include "backends/bootstrap/store_client.hpp"
+#include "backends/host/plugin_loader.hpp"
 #include "common/params.hpp"
 
 namespace weft::api {
@@ -27,11 +28,16 @@ Status Context::ReadSettings(const weft_context_options_t* opts) {
 
 Status Context::OpenBackend(const weft_context_options_t* opts) {
   std::string name;
+  const char* source = "opts->backend";
   if (opts && opts->backend) name = opts->backend;
   if (name.empty()) {
+    source = "WEFT_BACKEND";
     WEFT_ASSIGN_OR_RETURN(name, params::Text("WEFT_BACKEND"));
   }
   if (name.empty()) name = world_size_ > 1 ? "gloo" : "self";
+  // Named after where it came from, before the file system sees it (an overlong name once
+  // escaped as a std::filesystem exception).
+  WEFT_RETURN_IF_ERROR(backends::CheckPluginName(name, source));
   WEFT_ASSIGN_OR_RETURN(const std::string disabled, params::Text("WEFT_BACKEND_DISABLE_OPS"));
   WEFT_ASSIGN_OR_RETURN(plugin_, backends::LoadBackendPlugin(name, disabled));
   // The plugin reads these in init(); checked here first, so that a malformed one fails

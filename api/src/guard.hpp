@@ -20,7 +20,7 @@ const char* LastError() noexcept;
 weft_status_t Fail(const char* fn, const Status& status) noexcept;
 
 template <class Body>
-weft_status_t Guard(const char* fn, Body&& body) noexcept {
+[[gnu::always_inline]] inline weft_status_t Guard(const char* fn, Body&& body) noexcept {
   try {
     const Status s = body();
     if (s.ok()) return WEFT_OK;

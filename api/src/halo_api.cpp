@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
@@ -16,6 +17,44 @@ namespace halo = weft::placement::halo;
 namespace {
 
 std::string Str(int64_t v) { return std::to_string(v); }
+
+constexpr int64_t kMaxDepth = int64_t{1} << 56;  // lo, hi, pad_lo, pad_hi (weft_halo_dim_t)
+
+// lo, hi, pad_lo and pad_hi (the limits weft_halo_dim_t documents): window bounds are int64
+// row numbers from -pad_lo to N + pad_hi, computed as an owned range's ends minus lo, plus hi,
+// clamped to the padding. Each value is at most 2^56, so that their sum with an extent (below
+// 2^63) is exact in 64 bits; then that sum must stay below 2^63, so that every bound is exact.
+Status CheckDepths(const weft_halo_dim_t& d, int64_t extent, const std::string& at) {
+  uint64_t sum = static_cast<uint64_t>(extent);
+  for (const auto& [v, n] :
+       {std::pair{d.lo, "lo"}, {d.hi, "hi"}, {d.pad_lo, "pad_lo"}, {d.pad_hi, "pad_hi"}}) {
+    if (v < 0) return InvalidArgument(at + "." + n + " is " + Str(v) + " but must be >= 0");
+    if (v > kMaxDepth)
+      return InvalidArgument(at + "." + n + " is " + Str(v) + " but must be at most 2^56 (" +
+                             Str(kMaxDepth) + "): window bounds are 64-bit row numbers");
+    sum += static_cast<uint64_t>(v);
+  }
+  if (sum > static_cast<uint64_t>(INT64_MAX))
+    return InvalidArgument(at + ": the extent of tensor dim " + Str(d.dim) + " (" + Str(extent) +
+                           ") plus lo, hi, pad_lo and pad_hi is " + std::to_string(sum) +
+                           " but must be below 2^63: window bounds are 64-bit row numbers");
+  return Status::Ok();
+}
+
+// Every window lies inside the padded global box (the layout's shape with pad_lo and pad_hi
+// added to the windowed dims): its bytes must fit in int64, as every buffer's must.
+Status CheckPaddedSize(const halo::HaloSpec& s, const weft::placement::Layout& l) {
+  std::vector<int64_t> padded = l.shape();
+  for (const halo::DimSpec& d : s.dims)
+    padded[static_cast<size_t>(d.dim)] += d.pad_lo + d.pad_hi;  // exact: CheckDepths
+  int64_t bytes = weft::ItemSize(l.dtype());
+  for (int64_t extent : padded)
+    if (__builtin_mul_overflow(bytes, extent, &bytes))
+      return InvalidArgument(
+          "desc: the padded tensor (the layout's shape with pad_lo and pad_hi "
+          "added) would hold more than 2^63 - 1 bytes");
+  return Status::Ok();
+}
 
 // The C descriptor as C++ values, every field checked (the same verdict on every rank).
 weft::Result<halo::HaloSpec> ToSpec(const weft_halo_desc_t* desc,
@@ -57,10 +96,7 @@ weft::Result<halo::HaloSpec> ToSpec(const weft_halo_desc_t* desc,
                                " but must be a WEFT_BOUNDARY_* value");
     if (d.reserved != 0)
       return InvalidArgument(at + ".reserved is " + Str(d.reserved) + " but must be 0");
-    for (const auto& [v, n] :
-         {std::pair{d.lo, "lo"}, {d.hi, "hi"}, {d.pad_lo, "pad_lo"}, {d.pad_hi, "pad_hi"}})
-      if (v < 0 || v > (int64_t{1} << 56))
-        return InvalidArgument(at + "." + n + " is " + Str(v) + " but must be >= 0");
+    WEFT_RETURN_IF_ERROR(CheckDepths(d, l.shape()[d.dim], at));
     halo::DimSpec ds;
     ds.dim = d.dim;
     ds.lo_rule = static_cast<halo::Boundary>(d.boundary_lo);
@@ -74,29 +110,30 @@ weft::Result<halo::HaloSpec> ToSpec(const weft_halo_desc_t* desc,
   }
   std::sort(s.dims.begin(), s.dims.end(),
             [](const halo::DimSpec& a, const halo::DimSpec& b) { return a.dim < b.dim; });
+  WEFT_RETURN_IF_ERROR(CheckPaddedSize(s, l));
   return s;
 }
 
 Status CreateHalo(const weft_layout_t* layout, const weft_halo_desc_t* desc,
                   const weft_plan_options_t* opts, weft_plan_t** plan) {
   WEFT_REQUIRE(plan);
-  WEFT_REQUIRE(layout);
+  WEFT_USE(l, layout);
   WEFT_REQUIRE(desc);
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*layout->layout, opts, "layout"));
-  WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *layout->layout));
-  WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(layout->layout, std::move(spec), rank));
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*l->layout, opts, "layout"));
+  WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *l->layout));
+  WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(l->layout, std::move(spec), rank));
   auto shared = std::make_shared<weft::api::HaloShared>();
   shared->plan = std::move(p);
   shared->ws = std::make_shared<halo::HaloWorkspace>();
   shared->busy = std::make_shared<std::atomic<bool>>(false);
-  *plan = std::make_unique<weft_plan>(weft_plan{{}, std::move(shared)}).release();
-  return Status::Ok();
+  return weft::api::PublishTo(
+      std::make_unique<weft::api::PlanObject>(weft::api::PlanObject{{}, std::move(shared)}), plan);
 }
 
 Status PaddedShape(const weft_plan_t* plan, int32_t rank, int64_t* shape, int64_t* origin) {
-  WEFT_REQUIRE(plan);
-  if (!plan->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
-  const halo::HaloPlan& p = *plan->halo->plan;
+  WEFT_USE(obj, plan);
+  if (!obj->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
+  const halo::HaloPlan& p = *obj->halo->plan;
   if (rank == -1) rank = p.rank();
   weft::placement::Coord c{};
   if (rank < 0 || !p.layout().mesh().Coordinate(rank, c.data()))

@@ -89,8 +89,8 @@ void SpreadOverMesh(const Layout& layout, int32_t dim, const std::vector<RowRang
 
 Status DeriveWindows(const weft_layout_t* layout, int32_t dim, const weft_window_op_t* op,
                      int64_t* windows, int32_t npieces, int64_t* out_sizes, int64_t* out_extent) {
-  WEFT_REQUIRE(layout);
-  const Layout& l = *layout->layout;
+  WEFT_USE(obj, layout);
+  const Layout& l = *obj->layout;
   if (dim < 0 || dim >= l.ndim())
     return InvalidArgument("dim is " + Str(dim) + " but the tensor has " + Str(l.ndim()) + " dims");
   WEFT_REQUIRE(op);

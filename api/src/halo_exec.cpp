@@ -3,6 +3,7 @@
 // check; the run through the context's ordered executor).
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "api/src/collective_launch.hpp"
 #include "api/src/context.hpp"
@@ -25,27 +26,19 @@ std::string Str(int64_t v) { return std::to_string(v); }
 
 Status RunHalo(weft_plan_t* plan, Mode mode, const DLTensor* in, DLTensor* out, bool add,
                void* stream, const weft_call_options_t* opts, weft_work_t** work) {
-  WEFT_REQUIRE(plan);
-  if (!plan->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
-  const std::shared_ptr<weft::api::HaloShared> h = plan->halo;
+  WEFT_USE(obj, plan);
+  if (!obj->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
+  const std::shared_ptr<weft::api::HaloShared> h = obj->halo;
   const halo::HaloPlan& p = *h->plan;
-  const void* owner = p.layout().mesh().context();
-  if (!owner)
-    return InvalidUsage("the plan is on an abstract mesh: it can be described, not executed");
-  auto* ctx = static_cast<weft_context_t*>(const_cast<void*>(owner));
-  weft::api::Context& c = *ctx->impl;
+  weft::api::Ref<weft::api::Context> ctx;
+  WEFT_RETURN_IF_ERROR(weft::api::RunContext(p.layout().mesh().context(), "plan's context", &ctx));
+  weft::api::Context& c = *ctx;
   if (p.rank() != c.rank())
     return InvalidUsage("the plan was made for rank " + Str(p.rank()) + " but this is rank " +
                         Str(c.rank()));
   WEFT_ASSIGN_OR_RETURN(auto deadline, weft::api::ResolveDeadline(c, opts));
-  if (!p.in_mesh()) {  // not a member: nothing to send or receive
-    if (work) {
-      auto state = std::make_shared<weft::api::WorkState>();
-      state->Complete(Status::Ok());
-      *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-    }
-    return Status::Ok();
-  }
+  if (!p.in_mesh())  // not a member: nothing to send or receive
+    return work ? weft::api::PublishDoneWork(work) : Status::Ok();
   // The same verdict on every rank (the plan knows every window), before anything is sent.
   if (mode == Mode::kInplace && !p.windows_contain_owned())
     return InvalidUsage(
@@ -94,7 +87,7 @@ Status RunHalo(weft_plan_t* plan, Mode mode, const DLTensor* in, DLTensor* out, 
   const bool first = !h->checked.exchange(true);
   const DLDevice device = out ? out->device : DLDevice{kDLCPU, 0};
   const weft::backends::OpArgs args{device, stream, deadline};
-  auto op = [&c, h, busy, first, args, mode, add, v = *views]() -> Status {
+  auto op = [&c, h, busy, first, args, mode, add, v = std::move(*views)]() -> Status {
     const halo::HaloPlan& p = *h->plan;
     weft::backends::Communicator* comm = nullptr;
     if (p.layout().mesh().size() > 1) {
@@ -122,8 +115,7 @@ Status RunHalo(weft_plan_t* plan, Mode mode, const DLTensor* in, DLTensor* out, 
     return s;
   };
   WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(op), work != nullptr));
-  if (work) *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-  return Status::Ok();
+  return work ? weft::api::PublishWork(std::move(state), work) : Status::Ok();
 }
 
 }  // namespace

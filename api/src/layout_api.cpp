@@ -12,6 +12,7 @@
 using weft::InvalidArgument;
 using weft::Status;
 using weft::api::Guard;
+using weft::api::LayoutObject;
 using weft::placement::Layout;
 using weft::placement::Placement;
 
@@ -62,17 +63,17 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
                     const int64_t* const* split_sizes, const int64_t* split_counts,
                     weft_layout_t** out) {
   if (out == nullptr) return InvalidArgument("layout is NULL");  // its name in the ABI
-  WEFT_REQUIRE(mesh);
+  WEFT_USE(m, mesh);
   if (ndim < 0 || ndim > WEFT_MAX_TENSOR_NDIM)
     return InvalidArgument("ndim is " + Str(ndim) + " but must be 0.." + Str(WEFT_MAX_TENSOR_NDIM));
   if (ndim > 0) WEFT_REQUIRE(global_shape);
   WEFT_REQUIRE(placements);
   Layout::Spec spec;
-  spec.mesh = mesh->mesh;
+  spec.mesh = m->mesh;
   if (ndim > 0) spec.shape.assign(global_shape, global_shape + ndim);
   spec.dtype = weft::DType{dtype.code, dtype.bits, dtype.lanes};
-  for (int32_t m = 0; m < mesh->mesh->ndim(); ++m) {
-    WEFT_ASSIGN_OR_RETURN(Placement p, ToPlacement(placements[m], size_t(m)));
+  for (int32_t i = 0; i < m->mesh->ndim(); ++i) {
+    WEFT_ASSIGN_OR_RETURN(Placement p, ToPlacement(placements[i], size_t(i)));
     spec.placements.push_back(p);
   }
   if (split_sizes != nullptr) {
@@ -94,8 +95,7 @@ Status CreateLayout(const weft_mesh_t* mesh, int32_t ndim, const int64_t* global
     }
   }
   WEFT_ASSIGN_OR_RETURN(auto layout, Layout::Create(std::move(spec)));
-  *out = std::make_unique<weft_layout>(weft_layout{std::move(layout)}).release();
-  return Status::Ok();
+  return weft::api::PublishTo(std::make_unique<LayoutObject>(LayoutObject{std::move(layout)}), out);
 }
 
 }  // namespace
@@ -125,8 +125,8 @@ weft_status_t weft_layout_local_shape(const weft_layout_t* layout, int32_t rank,
                                       int64_t* offset) {
   // The hot metadata query: no allocation on the success path.
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
-    const Layout& l = *layout->layout;
+    WEFT_USE(obj, layout);
+    const Layout& l = *obj->layout;
     if (l.ndim() > 0) WEFT_REQUIRE(shape);
     if (rank < 0) return InvalidArgument("rank is " + Str(rank) + " but must be >= 0");
     int64_t scratch[WEFT_MAX_TENSOR_NDIM];
@@ -136,35 +136,32 @@ weft_status_t weft_layout_local_shape(const weft_layout_t* layout, int32_t rank,
 }
 
 weft_status_t weft_layout_destroy(weft_layout_t* layout) {
-  return Guard(__func__, [&] {
-    std::unique_ptr<weft_layout> owned(layout);
-    return Status::Ok();
-  });
+  return Guard(__func__, [&] { return weft::api::Destroy(layout, "layout"); });
 }
 
 weft_status_t weft_layout_ndim(const weft_layout_t* layout, int32_t* ndim) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
+    WEFT_USE(obj, layout);
     WEFT_REQUIRE(ndim);
-    *ndim = layout->layout->ndim();
+    *ndim = obj->layout->ndim();
     return Status::Ok();
   });
 }
 
 weft_status_t weft_layout_global_shape(const weft_layout_t* layout, int64_t* shape) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
-    if (layout->layout->ndim() > 0) WEFT_REQUIRE(shape);
-    for (int32_t d = 0; d < layout->layout->ndim(); ++d) shape[d] = layout->layout->shape()[d];
+    WEFT_USE(obj, layout);
+    if (obj->layout->ndim() > 0) WEFT_REQUIRE(shape);
+    for (int32_t d = 0; d < obj->layout->ndim(); ++d) shape[d] = obj->layout->shape()[d];
     return Status::Ok();
   });
 }
 
 weft_status_t weft_layout_dtype(const weft_layout_t* layout, DLDataType* dtype) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
+    WEFT_USE(obj, layout);
     WEFT_REQUIRE(dtype);
-    const weft::DType t = layout->layout->dtype();
+    const weft::DType t = obj->layout->dtype();
     *dtype = DLDataType{t.code, t.bits, t.lanes};
     return Status::Ok();
   });
@@ -172,9 +169,9 @@ weft_status_t weft_layout_dtype(const weft_layout_t* layout, DLDataType* dtype) 
 
 weft_status_t weft_layout_placements(const weft_layout_t* layout, weft_placement_t* placements) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
+    WEFT_USE(obj, layout);
     WEFT_REQUIRE(placements);
-    const auto& ps = layout->layout->placements();
+    const auto& ps = obj->layout->placements();
     for (size_t m = 0; m < ps.size(); ++m) placements[m] = FromPlacement(ps[m]);
     return Status::Ok();
   });
@@ -183,9 +180,9 @@ weft_status_t weft_layout_placements(const weft_layout_t* layout, weft_placement
 weft_status_t weft_layout_split_sizes(const weft_layout_t* layout, int32_t dim, int64_t* sizes,
                                       int64_t len, int64_t* count) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
+    WEFT_USE(obj, layout);
     WEFT_REQUIRE(count);
-    const Layout& l = *layout->layout;
+    const Layout& l = *obj->layout;
     if (dim < 0 || dim >= l.ndim())
       return InvalidArgument("dim is " + Str(dim) + " but the tensor has " + Str(l.ndim()) +
                              " dims");
@@ -203,10 +200,10 @@ weft_status_t weft_layout_split_sizes(const weft_layout_t* layout, int32_t dim, 
 
 weft_status_t weft_layout_equal(const weft_layout_t* a, const weft_layout_t* b, int32_t* equal) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(a);
-    WEFT_REQUIRE(b);
+    WEFT_USE(la, a);
+    WEFT_USE(lb, b);
     WEFT_REQUIRE(equal);
-    *equal = a->layout->SameAs(*b->layout) ? 1 : 0;
+    *equal = la->layout->SameAs(*lb->layout) ? 1 : 0;
     return Status::Ok();
   });
 }
@@ -214,8 +211,8 @@ weft_status_t weft_layout_equal(const weft_layout_t* a, const weft_layout_t* b, 
 weft_status_t weft_layout_describe(const weft_layout_t* layout, char* buf, size_t len,
                                    size_t* needed) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(layout);
-    return weft::api::WriteText(layout->layout->Describe(), buf, len, needed);
+    WEFT_USE(obj, layout);
+    return weft::api::WriteText(obj->layout->Describe(), buf, len, needed);
   });
 }
 

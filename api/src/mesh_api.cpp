@@ -12,6 +12,7 @@
 using weft::InvalidArgument;
 using weft::Status;
 using weft::api::Guard;
+using weft::api::MeshObject;
 using weft::placement::Coord;
 using weft::placement::Mesh;
 
@@ -28,9 +29,8 @@ Status CreateMesh(weft_context_t* ctx, int32_t ndim, const int64_t* shape, const
   Mesh::Spec spec;
   spec.shape.assign(shape, shape + ndim);
   if (ctx != nullptr) {
-    spec.context = ctx;
-    spec.world_size = weft::api::ContextWorldSize(ctx);
-    if (spec.world_size < 0) return InvalidArgument("ctx is not a live context");
+    spec.context = ctx;  // the handle is the mesh's identity of its context
+    WEFT_ASSIGN_OR_RETURN(spec.world_size, weft::api::ContextWorldSize(ctx, "ctx"));
   }
   if (ranks != nullptr) {
     int64_t n = 1;
@@ -51,28 +51,30 @@ Status CreateMesh(weft_context_t* ctx, int32_t ndim, const int64_t* shape, const
         spec.dim_names.emplace_back(opts->dim_names[i] ? opts->dim_names[i] : "");
   }
   WEFT_ASSIGN_OR_RETURN(auto mesh, Mesh::Create(std::move(spec)));
-  *out = std::make_unique<weft_mesh>(weft_mesh{std::move(mesh)}).release();
-  return Status::Ok();
+  return weft::api::PublishTo(std::make_unique<MeshObject>(MeshObject{std::move(mesh)}), out);
 }
 
-Status CheckDim(const weft_mesh_t* mesh, int32_t dim, const char* name = "dim") {
-  if (dim < 0 || dim >= mesh->mesh->ndim())
+Status CheckDim(const Mesh& mesh, int32_t dim, const char* name = "dim") {
+  if (dim < 0 || dim >= mesh.ndim())
     return InvalidArgument(std::string(name) + " is " + Str(dim) + " but the mesh has " +
-                           Str(mesh->mesh->ndim()) + " dims");
+                           Str(mesh.ndim()) + " dims");
   return Status::Ok();
 }
 
-Status ResolveRank(const weft_mesh_t* mesh, int32_t* rank) {
-  if (*rank < 0 && mesh->mesh->context() != nullptr)
-    *rank = weft::api::ContextRank(static_cast<const weft_context_t*>(mesh->mesh->context()));
+// A negative rank on a context's mesh: the calling process's rank.
+Status ResolveRank(const Mesh& mesh, int32_t* rank) {
+  if (*rank < 0 && mesh.context() != nullptr) {
+    WEFT_ASSIGN_OR_RETURN(*rank,
+                          weft::api::ContextRank(static_cast<const weft_context_t*>(mesh.context()),
+                                                 "mesh's context"));
+  }
   if (*rank < 0) return InvalidArgument("rank is " + Str(*rank) + " but must be >= 0");
   return Status::Ok();
 }
 
 Status WrapMesh(weft::Result<weft::placement::MeshPtr> r, weft_mesh_t** out) {
   if (!r.ok()) return r.status();
-  *out = std::make_unique<weft_mesh>(weft_mesh{std::move(r).value()}).release();
-  return Status::Ok();
+  return weft::api::PublishTo(std::make_unique<MeshObject>(MeshObject{std::move(r).value()}), out);
 }
 
 }  // namespace
@@ -91,71 +93,68 @@ weft_status_t weft_mesh_create_ex(weft_context_t* ctx, int32_t ndim, const int64
 }
 
 weft_status_t weft_mesh_destroy(weft_mesh_t* mesh) {
-  return Guard(__func__, [&] {
-    std::unique_ptr<weft_mesh> owned(mesh);
-    return Status::Ok();
-  });
+  return Guard(__func__, [&] { return weft::api::Destroy(mesh, "mesh"); });
 }
 
 weft_status_t weft_mesh_ndim(const weft_mesh_t* mesh, int32_t* ndim) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(ndim);
-    *ndim = mesh->mesh->ndim();
+    *ndim = m->mesh->ndim();
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_shape(const weft_mesh_t* mesh, int64_t* shape) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(shape);
-    for (int32_t d = 0; d < mesh->mesh->ndim(); ++d) shape[d] = mesh->mesh->shape()[d];
+    for (int32_t d = 0; d < m->mesh->ndim(); ++d) shape[d] = m->mesh->shape()[d];
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_size(const weft_mesh_t* mesh, int64_t* size) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(size);
-    *size = mesh->mesh->size();
+    *size = m->mesh->size();
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_coordinate(const weft_mesh_t* mesh, int32_t rank, int64_t* coord) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(coord);
     Coord c{};
-    if (rank < 0 || !mesh->mesh->Coordinate(rank, c.data()))
+    if (rank < 0 || !m->mesh->Coordinate(rank, c.data()))
       return InvalidArgument("rank " + Str(rank) + " is not in the mesh");
-    for (int32_t d = 0; d < mesh->mesh->ndim(); ++d) coord[d] = c[d];
+    for (int32_t d = 0; d < m->mesh->ndim(); ++d) coord[d] = c[d];
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_contains(const weft_mesh_t* mesh, int32_t rank, int32_t* contains) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(contains);
     Coord c{};
-    *contains = rank >= 0 && mesh->mesh->Coordinate(rank, c.data()) ? 1 : 0;
+    *contains = rank >= 0 && m->mesh->Coordinate(rank, c.data()) ? 1 : 0;
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_rank_at(const weft_mesh_t* mesh, const int64_t* coord, int32_t* rank) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(coord);
     WEFT_REQUIRE(rank);
-    for (int32_t d = 0; d < mesh->mesh->ndim(); ++d)
-      if (coord[d] < 0 || coord[d] >= mesh->mesh->shape()[d])
+    for (int32_t d = 0; d < m->mesh->ndim(); ++d)
+      if (coord[d] < 0 || coord[d] >= m->mesh->shape()[d])
         return InvalidArgument("coord[" + Str(d) + "] is " + Str(coord[d]) + " but must be 0.." +
-                               Str(mesh->mesh->shape()[d] - 1));
-    *rank = mesh->mesh->RankAt(coord);
+                               Str(m->mesh->shape()[d] - 1));
+    *rank = m->mesh->RankAt(coord);
     return Status::Ok();
   });
 }
@@ -163,16 +162,16 @@ weft_status_t weft_mesh_rank_at(const weft_mesh_t* mesh, const int64_t* coord, i
 weft_status_t weft_mesh_group(const weft_mesh_t* mesh, int32_t dim, int32_t rank, int32_t* ranks,
                               int64_t len) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(ranks);
-    WEFT_RETURN_IF_ERROR(CheckDim(mesh, dim));
-    if (len < mesh->mesh->shape()[dim])
+    WEFT_RETURN_IF_ERROR(CheckDim(*m->mesh, dim));
+    if (len < m->mesh->shape()[dim])
       return InvalidArgument("len is " + Str(len) + " but the group has " +
-                             Str(mesh->mesh->shape()[dim]) + " ranks");
+                             Str(m->mesh->shape()[dim]) + " ranks");
     Coord c{};
-    if (rank < 0 || !mesh->mesh->Coordinate(rank, c.data()))
+    if (rank < 0 || !m->mesh->Coordinate(rank, c.data()))
       return InvalidArgument("rank " + Str(rank) + " is not in the mesh");
-    const std::vector<int32_t> group = mesh->mesh->Group(dim, c.data());
+    const std::vector<int32_t> group = m->mesh->Group(dim, c.data());
     for (size_t i = 0; i < group.size(); ++i) ranks[i] = group[i];
     return Status::Ok();
   });
@@ -181,29 +180,27 @@ weft_status_t weft_mesh_group(const weft_mesh_t* mesh, int32_t dim, int32_t rank
 weft_status_t weft_mesh_slice(const weft_mesh_t* mesh, int32_t nkeep, const int32_t* dims,
                               int32_t rank, weft_mesh_t** out) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(out);
-    if (nkeep < 1 || nkeep > mesh->mesh->ndim())
-      return InvalidArgument("nkeep is " + Str(nkeep) + " but must be 1.." +
-                             Str(mesh->mesh->ndim()));
+    if (nkeep < 1 || nkeep > m->mesh->ndim())
+      return InvalidArgument("nkeep is " + Str(nkeep) + " but must be 1.." + Str(m->mesh->ndim()));
     WEFT_REQUIRE(dims);
-    WEFT_RETURN_IF_ERROR(ResolveRank(mesh, &rank));
-    return WrapMesh(mesh->mesh->Slice({dims, static_cast<size_t>(nkeep)}, rank), out);
+    WEFT_RETURN_IF_ERROR(ResolveRank(*m->mesh, &rank));
+    return WrapMesh(m->mesh->Slice({dims, static_cast<size_t>(nkeep)}, rank), out);
   });
 }
 
 weft_status_t weft_mesh_slice_by_names(const weft_mesh_t* mesh, int32_t nkeep,
                                        const char* const* names, int32_t rank, weft_mesh_t** out) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(out);
-    if (nkeep < 1 || nkeep > mesh->mesh->ndim())
-      return InvalidArgument("nkeep is " + Str(nkeep) + " but must be 1.." +
-                             Str(mesh->mesh->ndim()));
+    if (nkeep < 1 || nkeep > m->mesh->ndim())
+      return InvalidArgument("nkeep is " + Str(nkeep) + " but must be 1.." + Str(m->mesh->ndim()));
     WEFT_REQUIRE(names);
     std::vector<int32_t> keep;
     for (int32_t i = 0; i < nkeep; ++i) {
-      const int32_t d = names[i] ? mesh->mesh->DimIndex(names[i]) : -1;
+      const int32_t d = names[i] ? m->mesh->DimIndex(names[i]) : -1;
       if (d < 0)
         return InvalidArgument("names[" + Str(i) + "] is " +
                                (names[i] ? "\"" + std::string(names[i]) + "\"" : "NULL") +
@@ -213,33 +210,33 @@ weft_status_t weft_mesh_slice_by_names(const weft_mesh_t* mesh, int32_t nkeep,
       keep.push_back(d);
     }
     std::sort(keep.begin(), keep.end());
-    WEFT_RETURN_IF_ERROR(ResolveRank(mesh, &rank));
-    return WrapMesh(mesh->mesh->Slice(keep, rank), out);
+    WEFT_RETURN_IF_ERROR(ResolveRank(*m->mesh, &rank));
+    return WrapMesh(m->mesh->Slice(keep, rank), out);
   });
 }
 
 weft_status_t weft_mesh_flatten(const weft_mesh_t* mesh, int32_t first, int32_t count,
                                 const char* name, weft_mesh_t** out) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(out);
     // Named here: placement::Mesh::Flatten's message does not know the ABI's argument names.
-    const int32_t ndim = mesh->mesh->ndim();
+    const int32_t ndim = m->mesh->ndim();
     if (first < 0 || first >= ndim)
       return InvalidArgument("first is " + Str(first) + " but the mesh has " + Str(ndim) + " dims");
     if (count < 1 || count > ndim - first)
       return InvalidArgument("count is " + Str(count) + " but must be 1.." + Str(ndim - first) +
                              " for first " + Str(first) + " on a mesh of " + Str(ndim) + " dims");
-    return WrapMesh(mesh->mesh->Flatten(first, count, name ? name : ""), out);
+    return WrapMesh(m->mesh->Flatten(first, count, name ? name : ""), out);
   });
 }
 
 weft_status_t weft_mesh_dim_index(const weft_mesh_t* mesh, const char* name, int32_t* dim) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
+    WEFT_USE(m, mesh);
     WEFT_REQUIRE(name);
     WEFT_REQUIRE(dim);
-    const int32_t d = mesh->mesh->DimIndex(name);
+    const int32_t d = m->mesh->DimIndex(name);
     if (d < 0) return InvalidArgument("name \"" + std::string(name) + "\" names no dim");
     *dim = d;
     return Status::Ok();
@@ -249,26 +246,26 @@ weft_status_t weft_mesh_dim_index(const weft_mesh_t* mesh, const char* name, int
 weft_status_t weft_mesh_dim_name(const weft_mesh_t* mesh, int32_t dim, char* buf, size_t len,
                                  size_t* needed) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
-    WEFT_RETURN_IF_ERROR(CheckDim(mesh, dim));
-    return weft::api::WriteText(mesh->mesh->dim_name(dim), buf, len, needed);
+    WEFT_USE(m, mesh);
+    WEFT_RETURN_IF_ERROR(CheckDim(*m->mesh, dim));
+    return weft::api::WriteText(m->mesh->dim_name(dim), buf, len, needed);
   });
 }
 
 weft_status_t weft_mesh_equal(const weft_mesh_t* a, const weft_mesh_t* b, int32_t* equal) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(a);
-    WEFT_REQUIRE(b);
+    WEFT_USE(ma, a);
+    WEFT_USE(mb, b);
     WEFT_REQUIRE(equal);
-    *equal = a->mesh->SameAs(*b->mesh) ? 1 : 0;
+    *equal = ma->mesh->SameAs(*mb->mesh) ? 1 : 0;
     return Status::Ok();
   });
 }
 
 weft_status_t weft_mesh_describe(const weft_mesh_t* mesh, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(mesh);
-    return weft::api::WriteText(weft::placement::DescribeMesh(*mesh->mesh), buf, len, needed);
+    WEFT_USE(m, mesh);
+    return weft::api::WriteText(weft::placement::DescribeMesh(*m->mesh), buf, len, needed);
   });
 }
 

@@ -60,7 +60,7 @@ Status PointToPoint(Direction dir, weft_context_t* ctx, const weft_mesh_t* mesh,
         ctx, mesh, mesh_dim, stream, opts, work, dev,
         [&](const GroupInfo& g) -> Result<weft::api::PostOp> {
           WEFT_ASSIGN_OR_RETURN(Buffer b, CheckP2p(g, buf, peer, tag));
-          const CheckPolicy* pol = &ctx->impl->check_policy();
+          const CheckPolicy* pol = g.policy;
           const P2pArgs p = Args(dir, b, peer, tag);
           return weft::api::PostOp([p, pol](Communicator& c, const OpArgs& a) {
             return PostedP2p::Post(c, a, p, weft::api::CheckPointToPoint(c, *pol, p.peer));
@@ -69,7 +69,7 @@ Status PointToPoint(Direction dir, weft_context_t* ctx, const weft_mesh_t* mesh,
   return weft::api::Launch(
       ctx, mesh, mesh_dim, stream, opts, nullptr, dev, [&](const GroupInfo& g) -> Result<CommOp> {
         WEFT_ASSIGN_OR_RETURN(Buffer b, CheckP2p(g, buf, peer, tag));
-        const CheckPolicy* pol = &ctx->impl->check_policy();
+        const CheckPolicy* pol = g.policy;
         const P2pArgs p = Args(dir, b, peer, tag);
         return CommOp([p, pol](Communicator& c, const OpArgs& a) { return RunNow(c, a, *pol, p); });
       });

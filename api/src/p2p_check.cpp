@@ -96,6 +96,20 @@ Status PostedP2p::Wait(Communicator& c, int64_t timeout_ms, const OpArgs& a) {
   return Verdict(c);
 }
 
+Result<bool> PostedP2p::Test(Communicator& c) {
+  for (size_t i = 0; i < reqs_.size(); ++i) {
+    if (!reqs_[i] || done_[i]) continue;
+    WEFT_ASSIGN_OR_RETURN(bool ended, c.Test(*reqs_[i]));
+    if (!ended) return false;
+  }
+  return true;
+}
+
+void PostedP2p::Cancel(Communicator& c) {
+  for (size_t i = 0; i < reqs_.size(); ++i)
+    if (reqs_[i] && !done_[i]) c.Cancel(*reqs_[i]);
+}
+
 Status PostedP2p::Verdict(const Communicator& c) const {
   if (reqs_[kMine] && outcome_[kTheirs].ok() && outcome_[kMine].ok()) {
     const Records& r = *records_;

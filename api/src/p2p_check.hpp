@@ -52,6 +52,10 @@ class PostedP2p {
   // Waits up to timeout_ms (< 0: until the op's deadline) for everything posted: kInProgress
   // when that wait elapsed first (call again), else the outcome.
   Status Wait(backends::Communicator& c, int64_t timeout_ms, const backends::OpArgs& a);
+  // Whether everything posted ended (without collecting outcomes: Wait does that).
+  Result<bool> Test(backends::Communicator& c);
+  // Withdraws what is still pending (the context is going).
+  void Cancel(backends::Communicator& c);
 
  private:
   explicit PostedP2p(backends::Communicator& c) : comm_(c) {}

@@ -11,6 +11,7 @@
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
 #include "api/src/plan_handle.hpp"
+#include "common/params.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/search.hpp"
 
@@ -64,20 +65,13 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
   if (ctx == nullptr)
     return InvalidArgument(std::string("opts->rank is -1 but ") + name +
                            " is on an abstract mesh: pass the rank to plan for");
-  return ContextRank(static_cast<const weft_context_t*>(ctx));
+  return ContextRank(static_cast<const weft_context_t*>(ctx),
+                     (std::string(name) + "'s context").c_str());
 }
 
 Result<int64_t> ExtraBytesCapFromEnv() {
-  constexpr const char* kName = "WEFT_PLAN_EXTRA_BYTES_CAP";
-  const char* v = std::getenv(kName);
-  if (v == nullptr) return planner::kDefaultExtraBytesCap;
-  int64_t cap = 0;
-  const char* end = v + std::strlen(v);
-  const auto [at, err] = std::from_chars(v, end, cap);
-  if (*v == '\0' || err != std::errc() || at != end || cap < 0)
-    return InvalidArgument(std::string(kName) + " is '" + v +
-                           "' but must be a decimal number of bytes >= 0");
-  return cap;
+  WEFT_ASSIGN_OR_RETURN(param::Value cap, params::GetFresh("WEFT_PLAN_EXTRA_BYTES_CAP"));
+  return cap.number;
 }
 
 Result<int64_t> PlanExtraBytesCap(const weft_plan_options_t* opts) {
@@ -95,16 +89,19 @@ Result<int64_t> PlanExtraBytesCap(const weft_plan_options_t* opts) {
 
 namespace {
 
+Status PublishPlan(weft::api::PlanObject object, weft_plan_t** plan) {
+  return weft::api::PublishTo(std::make_unique<weft::api::PlanObject>(std::move(object)), plan);
+}
+
 Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
                   const weft_plan_options_t* opts, weft_plan_t** plan) {
   WEFT_REQUIRE(plan);
-  WEFT_REQUIRE(src);
-  WEFT_REQUIRE(dst);
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src->layout, opts, "src"));
+  WEFT_USE(s, src);
+  WEFT_USE(d, dst);
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*s->layout, opts, "src"));
   WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
-  WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(src->layout, dst->layout, rank, cap));
-  *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(exec))}).release();
-  return Status::Ok();
+  WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(s->layout, d->layout, rank, cap));
+  return PublishPlan({weft::api::NewRunner(std::move(exec)), nullptr}, plan);
 }
 
 // Plans each pair; the executor fuses the steps when the plans share their structure.
@@ -114,26 +111,31 @@ Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout
   if (n < 1) return InvalidArgument("n is " + std::to_string(n) + " but must be >= 1");
   WEFT_REQUIRE(src);
   WEFT_REQUIRE(dst);
-  for (int32_t i = 0; i < n; ++i)
-    if (!src[i] || !dst[i])
-      return InvalidArgument((src[i] ? "dst[" : "src[") + std::to_string(i) + "] is NULL");
-  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*src[0]->layout, opts, "src"));
+  std::vector<weft::placement::LayoutPtr> s(static_cast<size_t>(n)), d(static_cast<size_t>(n));
+  for (int32_t i = 0; i < n; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    weft::api::Ref<weft::api::LayoutObject> si, di;
+    WEFT_RETURN_IF_ERROR(weft::api::Use(src[i], ("src" + at).c_str(), &si));
+    WEFT_RETURN_IF_ERROR(weft::api::Use(dst[i], ("dst" + at).c_str(), &di));
+    s[static_cast<size_t>(i)] = si->layout;  // shared references: the handles may go now
+    d[static_cast<size_t>(i)] = di->layout;
+  }
+  WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*s[0], opts, "src"));
   WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
   std::vector<std::shared_ptr<const executor::Executor>> parts;
-  for (int32_t i = 0; i < n; ++i) {
-    if (!src[i]->layout->mesh().SameAs(dst[i]->layout->mesh()))
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!s[i]->mesh().SameAs(d[i]->mesh()))
       return InvalidArgument("pair " + std::to_string(i) +
                              ": src and dst are on different meshes; a batched plan runs on one "
                              "mesh (plan a cross-mesh redistribute on its own)");
-    auto p = planner::PlanRedistribute(src[i]->layout, dst[i]->layout, {}, cap);
+    auto p = planner::PlanRedistribute(s[i], d[i], {}, cap);
     if (!p.ok())
       return Status(p.status().code(), "pair " + std::to_string(i) + ": " + p.status().message());
     WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(*p), rank));
     parts.push_back(std::move(exec));
   }
   WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create(std::move(parts)));
-  *plan = std::make_unique<weft_plan>(weft_plan{weft::api::NewRunner(std::move(batch))}).release();
-  return Status::Ok();
+  return PublishPlan({weft::api::NewRunner(std::move(batch)), nullptr}, plan);
 }
 
 }  // namespace
@@ -153,27 +155,27 @@ weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* co
 
 weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
-    WEFT_REQUIRE(plan);
-    if (plan->halo) return weft::api::WriteText(plan->halo->plan->Describe(), buf, len, needed);
-    return weft::api::WriteText(plan->runner.shared->exec->Describe(), buf, len, needed);
+    WEFT_USE(p, plan);
+    if (p->halo) return weft::api::WriteText(p->halo->plan->Describe(), buf, len, needed);
+    return weft::api::WriteText(p->runner.shared->exec->Describe(), buf, len, needed);
   });
 }
 
 weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats) {
   return Guard(__func__, [&]() -> Status {
-    WEFT_REQUIRE(plan);
+    WEFT_USE(p, plan);
     WEFT_REQUIRE(stats);
     WEFT_RETURN_IF_ERROR(
         weft::api::CheckStructSize(stats, sizeof(*stats), sizeof(weft_plan_stats_t), "stats"));
-    if (plan->halo) {
-      const weft::placement::halo::HaloStats h = plan->halo->plan->Stats();
+    if (p->halo) {
+      const weft::placement::halo::HaloStats h = p->halo->plan->Stats();
       stats->steps = h.phases;
       stats->send_bytes = h.send_bytes;
       stats->recv_bytes = h.recv_bytes;
       stats->extra_bytes = h.extra_bytes;
       return Status::Ok();
     }
-    WEFT_ASSIGN_OR_RETURN(planner::RankStats s, plan->runner.shared->exec->Stats());
+    WEFT_ASSIGN_OR_RETURN(planner::RankStats s, p->runner.shared->exec->Stats());
     stats->steps = s.steps;
     stats->send_bytes = s.send_bytes;
     stats->recv_bytes = s.recv_bytes;
@@ -183,10 +185,8 @@ weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats)
 }
 
 weft_status_t weft_plan_destroy(weft_plan_t* plan) {
-  return Guard(__func__, [&] {
-    std::unique_ptr<weft_plan> owned(plan);  // executions in flight hold their own references
-    return Status::Ok();
-  });
+  // Executions in flight hold their own references to what they run.
+  return Guard(__func__, [&] { return weft::api::Destroy(plan, "plan"); });
 }
 
 }  // extern "C"

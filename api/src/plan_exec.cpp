@@ -1,6 +1,7 @@
 // ExecutePlan: the path from weft_plan_execute / weft_redistribute to the executor.
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/src/collective_launch.hpp"
@@ -76,29 +77,30 @@ Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers
 
 }  // namespace
 
-Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTensor* const* out,
-                   void* stream, const weft_call_options_t* opts, weft_work_t** work, bool borrow) {
+namespace {
+[[gnu::cold, gnu::noinline]] Status AbstractMesh() {
+  return InvalidUsage("the plan is on an abstract mesh: it can be described, not executed");
+}
+}  // namespace
+
+Status RunContext(const void* owner, const char* name, Ref<Context>* ctx) {
+  if (!owner) return AbstractMesh();
+  return Use(static_cast<const weft_context_t*>(owner), name, ctx);
+}
+
+Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* const* in,
+                   DLTensor* const* out, void* stream, const weft_call_options_t* opts,
+                   weft_work_t** work, bool borrow) {
   const auto& exec = runner.shared->exec;
   if (n != static_cast<int32_t>(exec->size()))
     return InvalidArgument("n is " + Str(n) + " but the plan holds " + Str(int64_t(exec->size())) +
                            " tensors");
-  const void* owner = exec->context();
-  if (!owner)
-    return InvalidUsage("the plan is on an abstract mesh: it can be described, not executed");
-  auto* ctx = static_cast<weft_context_t*>(const_cast<void*>(owner));
-  Context& c = *ctx->impl;
   if (exec->rank() != c.rank())
     return InvalidUsage("the plan was made for rank " + Str(exec->rank()) + " but this is rank " +
                         Str(c.rank()));
   WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, ResolveDeadline(c, opts));
-  if (!exec->takes_in() && !exec->takes_out()) {  // nothing to send or receive
-    if (work) {
-      auto state = std::make_shared<WorkState>();
-      state->Complete(Status::Ok());
-      *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-    }
-    return Status::Ok();
-  }
+  if (!exec->takes_in() && !exec->takes_out())  // nothing to send or receive
+    return work ? PublishDoneWork(work) : Status::Ok();
   DLDevice device{kDLCPU, 0};
   auto views = CheckBuffers(*exec, n, in, out, &device);
   if (views.ok() && stream) views = InvalidArgument("stream must be NULL for host buffers");
@@ -117,7 +119,9 @@ Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTe
   // Decided at issue time, so every rank (issuing in the same order) agrees who checks.
   const bool check = !runner.shared->checked.exchange(true);
   const backends::OpArgs args{device, stream, deadline};
-  auto op = [&c, runner, busy, check, args, vi = views->first, vo = views->second]() -> Status {
+  // The views move into the operation: they are a few hundred bytes each.
+  auto op = [&c, runner, busy, check, args, vi = std::move(views->first),
+             vo = std::move(views->second)]() -> Status {
     placement::executor::GroupFn groups = [&c, &args](const std::vector<int32_t>& ranks) {
       return c.Group(ranks, args.deadline);
     };
@@ -131,8 +135,7 @@ Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTe
     return s;
   };
   WEFT_ASSIGN_OR_RETURN(auto state, c.Execute(std::move(op), work != nullptr));
-  if (work) *work = std::make_unique<weft_work>(weft_work{std::move(state)}).release();
-  return Status::Ok();
+  return work ? PublishWork(std::move(state), work) : Status::Ok();
 }
 
 }  // namespace weft::api

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <memory>
 
+#include "api/src/handle_ref.hpp"
 #include "placement/executor/cross_mesh.hpp"
 #include "placement/executor/executor_batch.hpp"
 #include "placement/halo/exec/halo_executor.hpp"
@@ -60,16 +61,30 @@ Result<std::shared_ptr<const placement::executor::Runnable>> PlanPair(
     const placement::LayoutPtr& src, const placement::LayoutPtr& dst, int32_t rank,
     int64_t extra_bytes_cap);
 
+class Context;
+
+// The context a plan or layout runs on (`owner`: its mesh's context identity, the context's
+// handle), held for the call; INVALID_USAGE on an abstract mesh, INVALID_ARGUMENT naming
+// `name` when that context was destroyed.
+Status RunContext(const void* owner, const char* name, Ref<Context>* ctx);
+
 // `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
 // (weft_redistribute's shared cached plans).
 // n tensors: in[i] / out[i] (NULL arrays, or entries, on ranks outside the mesh).
-Status ExecutePlan(PlanRunner runner, int32_t n, const DLTensor* const* in, DLTensor* const* out,
-                   void* stream, const weft_call_options_t* opts, weft_work_t** work, bool borrow);
+Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* const* in,
+                   DLTensor* const* out, void* stream, const weft_call_options_t* opts,
+                   weft_work_t** work, bool borrow);
+
+// What a weft_plan_t names: a redistribute plan (runner) or a halo plan (halo set, runner
+// empty).
+struct PlanObject {
+  PlanRunner runner;
+  std::shared_ptr<HaloShared> halo;
+};
+template <>
+struct HandleTraits<weft_plan> {
+  using Object = PlanObject;
+  static constexpr HandleKind kKind = HandleKind::kPlan;
+};
 
 }  // namespace weft::api
-
-// A redistribute plan (runner) or a halo plan (halo set, runner empty).
-struct weft_plan {
-  weft::api::PlanRunner runner;
-  std::shared_ptr<weft::api::HaloShared> halo;
-};

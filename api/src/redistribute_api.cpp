@@ -11,40 +11,46 @@ using weft::Status;
 using weft::api::Guard;
 using weft::api::PlanRunner;
 
+namespace {
+
+Status Execute(weft_plan_t* plan, int32_t n, const DLTensor* const* in, DLTensor* const* out,
+               void* stream, const weft_call_options_t* opts, weft_work_t** work) {
+  WEFT_USE(p, plan);
+  if (p->halo) return weft::InvalidUsage("plan is a halo plan: run it with weft_halo_*");
+  weft::api::Ref<weft::api::Context> ctx;
+  WEFT_RETURN_IF_ERROR(
+      weft::api::RunContext(p->runner.shared->exec->context(), "plan's context", &ctx));
+  return weft::api::ExecutePlan(*ctx, p->runner, n, in, out, stream, opts, work, false);
+}
+
+}  // namespace
+
 extern "C" {
 
 weft_status_t weft_plan_execute(weft_plan_t* plan, const DLTensor* in, DLTensor* out,
                                 WEFT_COLLECTIVE_TAIL) {
-  return Guard(__func__, [&] {
-    WEFT_REQUIRE(plan);
-    if (plan->halo) return weft::InvalidUsage("plan is a halo plan: run it with weft_halo_*");
-    return weft::api::ExecutePlan(plan->runner, 1, &in, &out, stream, opts, work, false);
-  });
+  return Guard(__func__, [&] { return Execute(plan, 1, &in, &out, stream, opts, work); });
 }
 
 weft_status_t weft_plan_execute_n(weft_plan_t* plan, int32_t n, const DLTensor* const* in,
                                   DLTensor* const* out, WEFT_COLLECTIVE_TAIL) {
-  return Guard(__func__, [&] {
-    WEFT_REQUIRE(plan);
-    if (plan->halo) return weft::InvalidUsage("plan is a halo plan: run it with weft_halo_*");
-    return weft::api::ExecutePlan(plan->runner, n, in, out, stream, opts, work, false);
-  });
+  return Guard(__func__, [&] { return Execute(plan, n, in, out, stream, opts, work); });
 }
 
 weft_status_t weft_redistribute(const weft_layout_t* src_layout, const DLTensor* in,
                                 const weft_layout_t* dst_layout, DLTensor* out,
                                 WEFT_COLLECTIVE_TAIL) {
   return Guard(__func__, [&]() -> Status {
-    WEFT_REQUIRE(src_layout);
-    WEFT_REQUIRE(dst_layout);
-    const void* owner = src_layout->layout->mesh().context();
+    WEFT_USE(src, src_layout);
+    WEFT_USE(dst, dst_layout);
+    const void* owner = src->layout->mesh().context();
     if (!owner) return weft::InvalidUsage("src is on an abstract mesh: nothing to execute");
     // The layout holds its context as an identity; the call is on behalf of that context.
-    auto* ctx = const_cast<weft_context_t*>(static_cast<const weft_context_t*>(owner));
-    WEFT_ASSIGN_OR_RETURN(PlanRunner runner,
-                          ctx->impl->plan_cache().Get(src_layout->layout, dst_layout->layout));
+    weft::api::Ref<weft::api::Context> ctx;
+    WEFT_RETURN_IF_ERROR(weft::api::RunContext(owner, "src_layout's context", &ctx));
+    WEFT_ASSIGN_OR_RETURN(PlanRunner runner, ctx->plan_cache().Get(src->layout, dst->layout));
     // The cached plan may still be running (async work): this call then borrows a workspace.
-    return weft::api::ExecutePlan(std::move(runner), 1, &in, &out, stream, opts, work, true);
+    return weft::api::ExecutePlan(*ctx, std::move(runner), 1, &in, &out, stream, opts, work, true);
   });
 }
 

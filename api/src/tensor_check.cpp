@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "api/src/byte_range.hpp"
+
 namespace weft::api {
 namespace {
 
@@ -34,35 +36,46 @@ Result<TensorView> CheckView(const DLTensor* t, const std::string& n, DType dtyp
     if (t->shape[d] != v.block.shape[d])
       return InvalidArgument(n + "->shape[" + Str(d) + "] is " + Str(t->shape[d]) + " but " + what +
                              " has " + Str(v.block.shape[d]));
+  // Row-major strides where none are given, and for dims of one element, whose stride moves
+  // nothing (so that no later product of it can overflow).
   int64_t compact = 1;
   for (int32_t d = t->ndim - 1; d >= 0; --d) {
-    v.strides[d] = t->strides ? t->strides[d] : compact;
-    compact *= t->shape[d];
+    v.strides[d] = t->strides && t->shape[d] > 1 ? t->strides[d] : compact;
+    if (__builtin_mul_overflow(compact, t->shape[d], &compact))
+      return InvalidArgument(n + " holds " + what +
+                             ", which has more elements than fit in 64 bits");
   }
   const int64_t numel = compact;
   if (!t->data && numel > 0) return InvalidArgument(n + "->data is NULL");
-  if (numel > 0) {
-    // Dims that span more than one element, by stride: each must step past all the inner ones.
-    std::vector<int32_t> dims;
-    for (int32_t d = 0; d < t->ndim; ++d) {
-      if (t->shape[d] <= 1) continue;
-      if (v.strides[d] < 0)
-        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
-                               " but must be >= 0");
-      dims.push_back(d);
-    }
-    std::sort(dims.begin(), dims.end(),
-              [&](int32_t a, int32_t b) { return v.strides[a] < v.strides[b]; });
-    int64_t span = 1;  // elements covered by the dims so far
-    for (int32_t d : dims) {
-      if (output && v.strides[d] < span)
-        return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
-                               ": the output's elements overlap (it needs at least " + Str(span) +
-                               ")");
-      span = std::max(span, v.strides[d] * (t->shape[d] - 1) + span);
-    }
+  if (numel == 0) return v;  // touches no memory: data stays null
+  // Dims that span more than one element, by stride: each must step past all the inner ones.
+  std::vector<int32_t> dims;
+  for (int32_t d = 0; d < t->ndim; ++d) {
+    if (t->shape[d] <= 1) continue;
+    if (v.strides[d] < 0)
+      return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
+                             " but must be >= 0");
+    dims.push_back(d);
   }
-  v.data = numel > 0 ? static_cast<char*>(t->data) + t->byte_offset : nullptr;
+  std::sort(dims.begin(), dims.end(),
+            [&](int32_t a, int32_t b) { return v.strides[a] < v.strides[b]; });
+  int64_t span = 1;  // elements covered by the dims so far: at last, the whole reach
+  for (int32_t d : dims) {
+    if (output && v.strides[d] < span)
+      return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
+                             ": the output's elements overlap (it needs at least " + Str(span) +
+                             ")");
+    int64_t reach = 0, bytes = 0;  // strides[d] * (shape[d] - 1) + span, in elements and bytes
+    if (__builtin_mul_overflow(v.strides[d], t->shape[d] - 1, &reach) ||
+        __builtin_add_overflow(reach, span, &reach) ||
+        __builtin_mul_overflow(reach, v.item, &bytes))
+      return InvalidArgument(n + "->strides[" + Str(d) + "] is " + Str(v.strides[d]) +
+                             ": the tensor would reach more than 2^63 bytes");
+    span = std::max(span, reach);
+  }
+  const auto bytes = static_cast<uint64_t>(span * v.item);  // checked above (or one element)
+  if (!ByteRangeOk(t, bytes)) return ByteRangeError(t, n.c_str(), bytes);
+  v.data = static_cast<char*>(t->data) + t->byte_offset;
   return v;
 }
 

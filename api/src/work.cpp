@@ -30,4 +30,14 @@ Status WorkState::Wait(int64_t timeout_ms) const {
   return status_;
 }
 
+Status PublishWork(std::shared_ptr<WorkState> state, weft_work_t** work) {
+  return PublishTo(std::make_unique<WorkObject>(WorkObject{std::move(state)}), work);
+}
+
+Status PublishDoneWork(weft_work_t** work) {
+  auto state = std::make_shared<WorkState>();
+  state->Complete(Status::Ok());
+  return PublishWork(std::move(state), work);
+}
+
 }  // namespace weft::api

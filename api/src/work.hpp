@@ -8,7 +8,9 @@
 #include <memory>
 #include <mutex>
 
+#include "api/src/handle_ref.hpp"
 #include "common/status.hpp"
+#include "weft/types.h"
 
 namespace weft::api {
 
@@ -30,8 +32,19 @@ class WorkState {
   std::function<Status(int64_t)> delegate_;  // set once, before the handle is shared
 };
 
-}  // namespace weft::api
-
-struct weft_work {
-  std::shared_ptr<weft::api::WorkState> state;
+// What a weft_work_t names.
+struct WorkObject {
+  std::shared_ptr<WorkState> state;
 };
+template <>
+struct HandleTraits<weft_work> {
+  using Object = WorkObject;
+  static constexpr HandleKind kKind = HandleKind::kWork;
+};
+
+// Hands out a work handle for `state` into *work.
+Status PublishWork(std::shared_ptr<WorkState> state, weft_work_t** work);
+// A handle to work that is already complete (an execution with nothing to do on this rank).
+Status PublishDoneWork(weft_work_t** work);
+
+}  // namespace weft::api

@@ -1,6 +1,7 @@
 #include "backends/env/store_settings.hpp"
 
 #include "backends/env/env_reader.hpp"
+#include "common/host_params.hpp"
 
 namespace weft::backends {
 namespace {
@@ -31,20 +32,21 @@ Result<std::optional<std::string>> ReadToken(const detail::EnvReader& env) {
   return std::optional<std::string>(text);
 }
 
-Result<bool> ReadFlag(const detail::EnvReader& env, const char* name) {
-  const std::optional<detail::EnvValue> v = env.Get(name);
-  if (!v) return false;
-  if (v->text == "0") return false;
-  if (v->text == "1") return true;
-  return InvalidArgument(std::string(name) + "='" + v->text + "' must be 0 or 1");
+// A variable as common/host_params.hpp declares it (range, grammar, default), through the one
+// parser; unset without a default: nullopt.
+Result<std::optional<int64_t>> ReadDeclared(const detail::EnvReader& env, params::Key key) {
+  const std::optional<detail::EnvValue> v = env.Get(key.spec().name);
+  param::Parsed parsed = param::Parse(key.spec(), v ? v->text : "");
+  if (!parsed.ok()) return InvalidArgument(parsed.error);
+  if (!parsed.value.set) return std::optional<int64_t>();
+  return std::optional<int64_t>(parsed.value.number);
 }
 
 template <class T>
-Result<std::optional<T>> ReadBounded(const detail::EnvReader& env, const char* name, int64_t min,
-                                     int64_t max) {
-  WEFT_ASSIGN_OR_RETURN(std::optional<detail::NamedInt> v, detail::ReadInt(env, name, min, max));
+Result<std::optional<T>> ReadBounded(const detail::EnvReader& env, params::Key key) {
+  WEFT_ASSIGN_OR_RETURN(std::optional<int64_t> v, ReadDeclared(env, key));
   if (!v) return std::optional<T>();
-  return std::optional<T>(static_cast<T>(v->value));
+  return std::optional<T>(static_cast<T>(*v));
 }
 
 }  // namespace
@@ -53,13 +55,13 @@ Result<StoreSettings> ReadStoreSettings(const GetEnv& getenv) {
   const detail::EnvReader env(getenv);
   StoreSettings s;
   WEFT_ASSIGN_OR_RETURN(s.token, ReadToken(env));
-  WEFT_ASSIGN_OR_RETURN(s.insecure, ReadFlag(env, "WEFT_STORE_INSECURE"));
-  WEFT_ASSIGN_OR_RETURN(
-      s.max_message, ReadBounded<uint32_t>(env, "WEFT_STORE_MAX_MESSAGE", 4096, int64_t{1} << 30));
-  WEFT_ASSIGN_OR_RETURN(s.max_bytes, ReadBounded<uint64_t>(env, "WEFT_STORE_MAX_BYTES",
-                                                           int64_t{1} << 20, int64_t{1} << 62));
+  WEFT_ASSIGN_OR_RETURN(std::optional<int64_t> insecure,
+                        ReadDeclared(env, "WEFT_STORE_INSECURE"));
+  s.insecure = insecure.value_or(0) != 0;
+  WEFT_ASSIGN_OR_RETURN(s.max_message, ReadBounded<uint32_t>(env, "WEFT_STORE_MAX_MESSAGE"));
+  WEFT_ASSIGN_OR_RETURN(s.max_bytes, ReadBounded<uint64_t>(env, "WEFT_STORE_MAX_BYTES"));
   WEFT_ASSIGN_OR_RETURN(s.max_connections,
-                        ReadBounded<uint32_t>(env, "WEFT_STORE_MAX_CONNECTIONS", 1, 1 << 20));
+                        ReadBounded<uint32_t>(env, "WEFT_STORE_MAX_CONNECTIONS"));
   return s;
 }
 

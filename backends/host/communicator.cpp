@@ -233,6 +233,10 @@ Status Communicator::WaitAll(std::span<std::unique_ptr<Request>> reqs, const OpA
   return first;
 }
 
+void Communicator::Cancel(Request& req) {
+  if (req.get()) backend_.table().request_cancel(req.get());
+}
+
 Result<bool> Communicator::Test(Request& req) {
   int32_t done = 0;
   WEFT_RETURN_IF_ERROR(Check(backend_.table().request_test(req.get(), &done), "test"));

@@ -73,6 +73,8 @@ class Communicator {
   // One look at `req` without waiting: the plugin progresses (moving what its peers asked for
   // meanwhile) and says whether the request ended; an error ends it too.
   Result<bool> Test(Request& req);
+  // Asks the plugin to end `req` early (a no-op on a request that ended); free it after.
+  void Cancel(Request& req);
 
   // Tag for the next composed operation; every member computes the same sequence.
   int64_t NextInternalTag();

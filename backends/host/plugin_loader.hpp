@@ -45,6 +45,13 @@ class LoadedPlugin {
 Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_or_path,
                                                         const std::string& disabled_ops);
 
+// A backend named (letters, digits, '_', '-' and '.', at most kMaxPluginName of them) or given
+// by path (with a '/': at most PATH_MAX - 1 bytes, each component at most NAME_MAX, no control
+// characters); otherwise INVALID_ARGUMENT saying which limit, with `what` naming the value
+// ("opts->backend").
+inline constexpr size_t kMaxPluginName = 64;
+Status CheckPluginName(const std::string& name_or_path, const std::string& what);
+
 // Where the loader looked for `name`, in order (for error messages and tests).
 std::vector<std::string> PluginSearchPath(const std::string& name);
 

@@ -73,6 +73,9 @@ Result<Geometry> Geometry::Create(LayoutPtr layout, HaloSpec spec) {
       if (e < b)
         return InvalidArgument(at + ".windows: the window [" + Str(b) + ", " + Str(e) +
                                ") of mesh position " + Str(pos) + " ends before it begins");
+      // Before Window() computes with it: a window far outside would overflow there.
+      if (Status st = g.CheckWindow(s.dim, pos, b, e); !st.ok())
+        return InvalidArgument(at + ".windows: " + st.message());
     }
   }
   // Every position's window, in mesh order: the first bad one is the same on every rank.

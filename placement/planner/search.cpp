@@ -30,7 +30,8 @@ Status CheckPair(const Layout& src, const Layout& dst) {
     if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}})
       return InvalidArgument(at + PlacementName(a) +
                              " -> P(avg) has no exact local form (SPEC §3.1)");
-    if (src.mesh().shape()[m] == 1) continue;  // one member: every placement is the same data
+    // Also on a mesh dim of one member, where the data would not change: the pair says the
+    // caller mixed up two reductions, and must fail the same on every mesh (SPEC §3.1).
     if (IsPartial(a) && IsPartial(b) && a != b)
       return InvalidArgument(at + PlacementName(a) + " -> " + PlacementName(b) +
                              " changes the reduction op (SPEC §2.4)");

@@ -121,6 +121,17 @@ inline void PrimeLastError() {
   ASSERT_NE(std::string(weft_last_error()).find("-424242"), std::string::npos);
 }
 
+// For calls outside the case tables: `s` is WEFT_ERR_INVALID_ARGUMENT and the last error names
+// `fn`, the argument `arg` and, when not empty, `value`.
+inline void ExpectInvalid(weft_status_t s, const std::string& fn, const std::string& arg,
+                          const std::string& value = "") {
+  EXPECT_EQ(s, WEFT_ERR_INVALID_ARGUMENT) << weft_last_error();
+  const std::string msg = weft_last_error();
+  EXPECT_EQ(msg.rfind(fn + ": ", 0), 0u) << msg;
+  EXPECT_TRUE(NamesArg(msg, arg)) << "'" << msg << "' does not name " << arg;
+  EXPECT_NE(msg.find(value), std::string::npos) << "'" << msg << "' lacks " << value;
+}
+
 template <class E>
 void ExpectRejected(const Case<E>& c, E& env) {
   Outs outs;

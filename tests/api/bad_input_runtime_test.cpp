@@ -236,6 +236,11 @@ std::vector<BadTensor> BadTensors() {
       {"ShapeNegative", "->shape[0]", "-4", [](DLTensor& t) { t.shape = negative; }},
       {"Strided", "->strides[0]", "2", [](DLTensor& t) { t.strides = strides; }},
       {"DataNull", "->data", nullptr, [](DLTensor& t) { t.data = nullptr; }},
+      // Past every user address space, and wrapping around the address space.
+      {"ByteOffsetTwoTo62", "->byte_offset", "4611686018427387904",
+       [](DLTensor& t) { t.byte_offset = uint64_t{1} << 62; }},
+      {"ByteOffsetWraps", "->byte_offset", "18446744073709551615",
+       [](DLTensor& t) { t.byte_offset = UINT64_MAX; }},
   };
 }
 

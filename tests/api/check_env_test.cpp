@@ -1,6 +1,6 @@
 // WEFT_CHECK_COLLECTIVES* through weft_context_create (docs/collective_checks.md): a malformed
-// value fails the creation naming the variable; good values create the context. Each case runs
-// in a process of its own (one ctest per case), so setenv stays local to it.
+// value fails the creation naming the variable; good values create the context. The cases share
+// one process, so each restores the variables it set (ScopedVar).
 #include <gtest/gtest.h>
 #include <weft/weft.h>
 
@@ -8,6 +8,23 @@
 #include <string>
 
 namespace {
+
+// Sets a variable for one case and puts the previous value back, so cases stay independent.
+class ScopedVar {
+ public:
+  ScopedVar(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    had_ = std::getenv(name) != nullptr;
+    setenv(name, value, 1);
+  }
+  ~ScopedVar() { had_ ? setenv(name_.c_str(), old_.c_str(), 1) : unsetenv(name_.c_str()); }
+  ScopedVar(const ScopedVar&) = delete;
+  ScopedVar& operator=(const ScopedVar&) = delete;
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
 
 weft_status_t CreateWorldOfOne(weft_context_t** ctx) {
   weft_context_options_t opts = WEFT_CONTEXT_OPTIONS_INIT;
@@ -18,12 +35,12 @@ weft_status_t CreateWorldOfOne(weft_context_t** ctx) {
 }
 
 void ExpectRefused(const char* name, const char* value) {
-  ASSERT_EQ(setenv(name, value, 1), 0);
+  ScopedVar var(name, value);
   weft_context_t* ctx = nullptr;
   EXPECT_EQ(CreateWorldOfOne(&ctx), WEFT_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(ctx, nullptr);
   const std::string m = weft_last_error();
-  EXPECT_NE(m.find(std::string(name) + " is \"" + value + "\""), std::string::npos) << m;
+  EXPECT_NE(m.find(std::string(name) + " is '" + value + "'"), std::string::npos) << m;
 }
 
 TEST(CheckEnv, MalformedModeFailsContextCreation) {
@@ -35,8 +52,8 @@ TEST(CheckEnv, MalformedThresholdFailsContextCreation) {
 }
 
 TEST(CheckEnv, GoodValuesCreateTheContext) {
-  ASSERT_EQ(setenv("WEFT_CHECK_COLLECTIVES", "1", 1), 0);
-  ASSERT_EQ(setenv("WEFT_CHECK_COLLECTIVES_MIN_BYTES", "64K", 1), 0);
+  ScopedVar mode("WEFT_CHECK_COLLECTIVES", "1");
+  ScopedVar threshold("WEFT_CHECK_COLLECTIVES_MIN_BYTES", "64K");
   weft_context_t* ctx = nullptr;
   ASSERT_EQ(CreateWorldOfOne(&ctx), WEFT_OK) << weft_last_error();
   float v = 1.5f, out = 0;

@@ -145,11 +145,19 @@ TEST(Params, MustMatchValuesAreCanonicalAndRoundTrip) {
   const std::vector<MatchValue> values = MustMatch(HostSettings());
   std::vector<std::string> names;
   for (const MatchValue& v : values) names.push_back(v.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"WEFT_BACKEND", "WEFT_ALLTOALL_CHUNK_BYTES",
-                                             "WEFT_BACKEND_DISABLE_OPS"}));
+  // Declaration order (common/host_params.hpp): the value each rank must agree on.
+  const std::vector<std::string> want = {"WEFT_BACKEND",
+                                         "WEFT_STORE_INSECURE",
+                                         "WEFT_STORE_MAX_MESSAGE",
+                                         "WEFT_CHECK_COLLECTIVES",
+                                         "WEFT_CHECK_COLLECTIVES_MIN_BYTES",
+                                         "WEFT_PLAN_EXTRA_BYTES_CAP",
+                                         "WEFT_ALLTOALL_CHUNK_BYTES",
+                                         "WEFT_BACKEND_DISABLE_OPS"};
+  ASSERT_EQ(names, want);
   EXPECT_EQ(values[0].value, "(unset)");
-  EXPECT_EQ(values[1].value, "1048576");
-  EXPECT_EQ(values[2].value, "all");
+  EXPECT_EQ(values[6].value, "1048576");
+  EXPECT_EQ(values[7].value, "all");
   std::vector<MatchValue> odd = {{"WEFT_A", "x=y\\z\nw"}, {"WEFT_B", ""}};
   const Result<std::vector<MatchValue>> back = DecodeMatches(EncodeMatches(odd));
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -17,8 +17,9 @@ void AllPairs(std::vector<int64_t> shape, std::vector<std::vector<int64_t>> ragg
       s.shape = shape;
       s.src = {a};
       s.dst = {b};
-      if (a[0] == 'P' && b[0] == 'P' && a != b && n > 1) {
-        // P(sum) <-> P(max): an error at plan creation on every rank (SPEC §2.4).
+      if (a[0] == 'P' && b[0] == 'P' && a != b) {
+        // P(sum) <-> P(max): an error at plan creation on every rank (SPEC §2.4), on one
+        // rank too.
         Mesh mesh(s.mesh);
         Layout src(mesh, shape, conformance::AllTypes()[10].dl, s.src);
         Layout dst(mesh, shape, conformance::AllTypes()[10].dl, s.dst);

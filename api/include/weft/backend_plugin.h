@@ -98,6 +98,7 @@ enum {
 /* weft_bk_param_t.flags */
 #define WEFT_BK_PARAM_MUST_MATCH (1u << 0) /* equal on every rank, or context creation fails */
 #define WEFT_BK_PARAM_FOREVER (1u << 1)    /* WEFT_BK_PARAM_MS: -1 means no deadline */
+#define WEFT_BK_PARAM_SECRET (1u << 2)     /* never shown in listings or messages, never compared */
 
 /* One environment variable a plugin reads (ABI 1.3), declared once: the host parses and lists
  * it from this, and the plugin reads it through the same parser. Static storage. */

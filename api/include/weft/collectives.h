@@ -9,7 +9,9 @@
  * Buffers are DLTensors of any whole-byte dtype, contiguous (compact strides), on the CPU (or
  * CUDA host memory; CUDA device memory needs the NCCL backend). Counts are elements. Passing
  * the same tensor (same data pointer) as input and output is the in-place form; other overlaps
- * are WEFT_ERR_INVALID_ARGUMENT. Reductions: WEFT_REDUCE_* with the exact rules of SPEC §2.4
+ * are WEFT_ERR_INVALID_ARGUMENT. A tensor's bytes, from data + byte_offset, must lie in the
+ * address space (below 2^56, past any 64-bit Linux user address): a byte_offset that wraps or
+ * ends beyond it is WEFT_ERR_INVALID_ARGUMENT naming byte_offset. Reductions: WEFT_REDUCE_* with the exact rules of SPEC §2.4
  * (avg accumulates in float64 for types of 32 bits or fewer; integers wrap; bool or/and).
  *
  * A rank whose own arguments are invalid returns WEFT_ERR_INVALID_ARGUMENT without sending

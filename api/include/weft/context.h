@@ -36,7 +36,10 @@ typedef struct weft_context_options {
   int32_t store_port; /* -1: from the environment */
   const char* store_host; /* NULL: from the environment */
   /* A backend name ("gloo", "ucx", "self") or a plugin path; NULL: WEFT_BACKEND, else gloo
-   * when the world has more than one rank and self otherwise. */
+   * when the world has more than one rank and self otherwise. A name holds at most 64 letters,
+   * digits, '_', '-' and '.'; a path (any value with a '/') at most PATH_MAX - 1 bytes, each
+   * component at most NAME_MAX, and no control characters. Otherwise INVALID_ARGUMENT naming
+   * opts->backend or WEFT_BACKEND and the limit. */
   const char* backend;
   /* Default deadline of every operation; 0: WEFT_TIMEOUT_MS, else 300000 (5 minutes). */
   int64_t timeout_ms;
@@ -69,7 +72,14 @@ WEFT_API weft_status_t weft_context_create(const weft_context_options_t* opts,
  * returns that error). Work still pending at the context's deadline is aborted (its weft_work
  * then reports the failure) and has ended before anything is released; destroy returns
  * TIMEOUT. Should aborted work not end within seconds, the context stays allocated rather
- * than freed under it (TIMEOUT too). */
+ * than freed under it (TIMEOUT too).
+ * Other threads: the handle is dead from the start of the call (their new calls with ctx get
+ * WEFT_ERR_INVALID_ARGUMENT), and calls they are already in finish first, up to the context's
+ * deadline; then they are aborted as by weft_context_abort (which another thread may also call
+ * while destroy runs, to end it early). Meshes, layouts and plans of the context stay usable
+ * for metadata; executing on them gives WEFT_ERR_INVALID_ARGUMENT (their context is gone).
+ * Point-to-point work still pending is cancelled: its weft_work_wait returns
+ * WEFT_ERR_ABORTED. A destroyed or foreign ctx: WEFT_ERR_INVALID_ARGUMENT. */
 WEFT_API weft_status_t weft_context_destroy(weft_context_t* ctx);
 
 WEFT_API weft_status_t weft_context_rank(const weft_context_t* ctx, int32_t* rank);
@@ -79,7 +89,8 @@ WEFT_API weft_status_t weft_context_backend_name(const weft_context_t* ctx, char
                                                  size_t len, size_t* needed);
 
 /* Aborts every operation of the context: blocked calls return WEFT_ERR_ABORTED, later ones
- * fail at once. Any thread, any time, idempotent. The context must then be destroyed. */
+ * fail at once. Any thread, any time (also while another thread destroys ctx), idempotent.
+ * The context must then be destroyed. */
 WEFT_API weft_status_t weft_context_abort(weft_context_t* ctx);
 
 /* The sticky error of the context: *status is WEFT_OK while healthy, else the first failure

@@ -15,7 +15,9 @@
  * Buffers: `local` holds this rank's block of the layout (weft_layout_local_shape) and `padded`
  * its window (weft_halo_padded_shape), as DLTensors of the layout's dtype on the CPU (or CUDA
  * host memory), any non-negative strides that stay inside the tensor (NULL: row-major); the
- * written tensor must not have overlapping elements nor overlap the read one.
+ * written tensor must not have overlapping elements nor overlap the read one. The bytes the
+ * strides reach from data + byte_offset must fit in 2^63 and lie below 2^56 (past any 64-bit
+ * Linux user address); otherwise WEFT_ERR_INVALID_ARGUMENT naming the stride or byte_offset.
  */
 #ifndef WEFT_HALO_H_
 #define WEFT_HALO_H_
@@ -66,7 +68,15 @@ extern "C" {
  * Explicit mode: windows holds 2 × (mesh size) values, begin and end of the window of the rank
  * at each row-major mesh position (the same table on every rank); windows may be asymmetric,
  * smaller than the owned range, or non-empty on an empty shard, and must lie inside
- * [-pad_lo, N + pad_hi) (lo and hi are then ignored). The table is copied at plan creation. */
+ * [-pad_lo, N + pad_hi) (lo and hi are then ignored). The table is copied at plan creation.
+ *
+ * Limits: lo, hi, pad_lo and pad_hi are each in [0, 2^56], and N + lo + hi + pad_lo + pad_hi
+ * must be below 2^63. Window bounds are int64 row numbers (an owned range's ends minus lo and
+ * plus hi, clamped to [-pad_lo, N + pad_hi]): the sum limit is what keeps every bound exact;
+ * the per-value limit lets that sum be computed without overflow, and costs nothing, since lo
+ * and hi past the tensor are clamped anyway and 2^56 rows of padding fit in no memory. The
+ * padded tensor (the global shape with pad_lo + pad_hi added to each windowed dim) must also
+ * fit in 2^63 - 1 bytes, as any buffer must. */
 typedef struct weft_halo_dim {
   int32_t dim;            /* tensor dim */
   int32_t boundary_lo;    /* WEFT_BOUNDARY_* below row 0 */
@@ -100,7 +110,8 @@ typedef struct weft_halo_desc {
  * linear, so a Partial layout gives Partial padded blocks. Errors (WEFT_ERR_INVALID_ARGUMENT,
  * the same on every rank): a bad descriptor field, a repeated or out-of-range dim, a window
  * outside [-pad_lo, N + pad_hi), one reaching past an edge whose rule is NONE, an overhang above
- * the rule's limit, a forced transport that cannot serve the windows. */
+ * the rule's limit, lo, hi or padding beyond the limits of weft_halo_dim_t, a forced transport
+ * that cannot serve the windows. */
 WEFT_API weft_status_t weft_halo_plan_create(const weft_layout_t* layout,
                                              const weft_halo_desc_t* desc,
                                              const weft_plan_options_t* opts, weft_plan_t** plan);

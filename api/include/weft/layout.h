@@ -49,7 +49,9 @@ WEFT_API weft_status_t weft_layout_create_ragged(const weft_mesh_t* mesh, int32_
 WEFT_API weft_status_t weft_layout_local_shape(const weft_layout_t* layout, int32_t rank,
                                                int64_t* shape, int64_t* offset);
 
-/* Releases the handle. NULL is accepted. */
+/* Releases the handle; plans made from it stay valid. NULL is accepted; a destroyed or foreign
+ * layout gives WEFT_ERR_INVALID_ARGUMENT. A call another thread is in with the layout finishes
+ * first (weft/types.h). */
 WEFT_API weft_status_t weft_layout_destroy(weft_layout_t* layout);
 
 WEFT_API weft_status_t weft_layout_ndim(const weft_layout_t* layout, int32_t* ndim);

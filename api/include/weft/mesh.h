@@ -39,7 +39,9 @@ WEFT_API weft_status_t weft_mesh_create_ex(weft_context_t* ctx, int32_t ndim,
                                            const int64_t* shape, const int32_t* ranks,
                                            const weft_mesh_options_t* opts, weft_mesh_t** mesh);
 
-/* Releases the handle. Layouts made from it stay valid. NULL is accepted. */
+/* Releases the handle. Layouts made from it stay valid. NULL is accepted; a destroyed or
+ * foreign mesh gives WEFT_ERR_INVALID_ARGUMENT. A call another thread is in with the mesh
+ * finishes first (weft/types.h). */
 WEFT_API weft_status_t weft_mesh_destroy(weft_mesh_t* mesh);
 
 WEFT_API weft_status_t weft_mesh_ndim(const weft_mesh_t* mesh, int32_t* ndim);

@@ -12,7 +12,9 @@
  * Buffers: `in` holds this rank's block of src and `out` its block of dst, as DLTensors with
  * exactly the local shape (weft_layout_local_shape) and the layout's dtype, on the CPU (or CUDA
  * host memory). Strides may be anything non-negative that stays inside the tensor (NULL:
- * row-major); `out` must not have overlapping elements and must not overlap `in`. On a rank
+ * row-major); `out` must not have overlapping elements and must not overlap `in`. The bytes the
+ * strides reach from data + byte_offset must fit in 2^63 and lie below 2^56 (past any 64-bit
+ * Linux user address), else WEFT_ERR_INVALID_ARGUMENT naming the stride or byte_offset. On a rank
  * outside the mesh, in and out may be NULL and the call does nothing (cross-mesh plans: in is
  * NULL outside the source mesh, out outside the destination mesh).
  */
@@ -124,7 +126,9 @@ WEFT_API weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, si
 /* Fills stats (struct_size set by WEFT_PLAN_STATS_INIT) for the plan's rank. */
 WEFT_API weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats);
 
-/* Releases the plan; an execution in flight keeps what it needs alive. NULL is accepted. */
+/* Releases the plan (redistribute or halo); an execution in flight keeps what it needs alive,
+ * and a weft_plan_execute another thread is in with it finishes normally (weft/types.h).
+ * NULL is accepted; a destroyed or foreign plan gives WEFT_ERR_INVALID_ARGUMENT. */
 WEFT_API weft_status_t weft_plan_destroy(weft_plan_t* plan);
 
 /* One-shot: plans (or finds in a bounded, thread-safe per-process cache keyed by the two

@@ -7,7 +7,17 @@
  * trailing bytes are all zero. Structs hold fixed-width integers, enums as int32_t, no bool.
  *
  * Threads (SPEC §6.3): meshes, layouts and plans are immutable and may be shared between
- * threads without locking. Destroying a handle while another thread uses it is undefined.
+ * threads without locking.
+ *
+ * Handles (SPEC §6.1, §10) are checked on every call: a handle that was destroyed, one passed
+ * as another type (a mesh cast to a layout), or any value Weft never returned gives
+ * WEFT_ERR_INVALID_ARGUMENT naming the argument, without Weft touching memory through it; so
+ * does destroying a handle twice. A handle is a value, not an address: never dereference it.
+ * A handle destroyed while another thread is inside a call with it stays valid for that call
+ * (the call finishes normally; the object is freed when the last such call returns); calls
+ * made after the destroy returned are rejected. weft_context_destroy instead waits for such
+ * calls before it leaves the world (weft/context.h). Objects made from a handle keep what
+ * they need of it: a layout its mesh, a plan its layouts, work its buffers' operation.
  */
 #ifndef WEFT_TYPES_H_
 #define WEFT_TYPES_H_

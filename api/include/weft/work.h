@@ -22,7 +22,10 @@ WEFT_API weft_status_t weft_work_wait(weft_work_t* work, int64_t timeout_ms);
 WEFT_API weft_status_t weft_work_test(weft_work_t* work, int32_t* done);
 
 /* Releases the handle. Incomplete work is detached: it still runs to completion, and its
- * buffers must stay valid until then. NULL is accepted. */
+ * buffers must stay valid until then. A wait another thread is in on the handle returns
+ * normally. NULL is accepted; a released or foreign handle gives WEFT_ERR_INVALID_ARGUMENT.
+ * Work may outlive its context: completed work keeps its outcome; a point-to-point request
+ * still pending when the context was destroyed reports WEFT_ERR_ABORTED. */
 WEFT_API weft_status_t weft_work_release(weft_work_t* work);
 
 #ifdef __cplusplus

@@ -63,7 +63,8 @@ TEST_F(LoaderDirect, CapabilityBitAndFunctionAreNeededTogether) {
   // fakeok: broadcast's bit without a function, an allreduce function without its bit.
   auto plugin = LoadBackendPlugin(FakePath("fakeok"), "");
   ASSERT_TRUE(plugin.ok()) << plugin.status().message();
-  EXPECT_EQ((*plugin)->capabilities(), 0u);
+  // Only the op bits: fake_core also declares WEFT_BK_CAP_SIZE_SAFE, which names no function.
+  EXPECT_EQ((*plugin)->capabilities() & ~WEFT_BK_CAP_SIZE_SAFE, 0u);
   EXPECT_EQ((*plugin)->table().allreduce, nullptr);
   EXPECT_EQ((*plugin)->table().broadcast, nullptr);
   EXPECT_NE((*plugin)->table().send, nullptr);
@@ -85,6 +86,24 @@ TEST_F(LoaderDirect, FutureVersionIsRefusedBeforeAnythingIsCalled) {
   auto plugin = LoadBackendPlugin(FakePath("fakev2"), "");
   ASSERT_FALSE(plugin.ok());
   EXPECT_EQ(plugin.status().code(), weft::Code::kVersionMismatch);
+}
+
+// Names and paths the file system cannot look up are refused by the loader itself, naming the
+// limit (no std::filesystem exception text), and an over-long search directory is reported
+// among the places tried.
+TEST_F(LoaderDirect, NamesBeyondTheLimitsAreInvalidArguments) {
+  for (const std::string& bad : {std::string(5000, 'a'), "/tmp/" + std::string(5000, 'a'),
+                                 "/tmp/" + std::string(256, 'a'), std::string("a b")}) {
+    auto plugin = LoadBackendPlugin(bad, "");
+    ASSERT_FALSE(plugin.ok());
+    EXPECT_EQ(plugin.status().code(), weft::Code::kInvalidArgument) << plugin.status().message();
+    EXPECT_EQ(plugin.status().message().find("filesystem"), std::string::npos)
+        << plugin.status().message();
+  }
+  ScopedEnv path("WEFT_PLUGIN_PATH", "/tmp/" + std::string(5000, 'd'));
+  auto plugin = LoadBackendPlugin("nosuchbackend", "");
+  ASSERT_FALSE(plugin.ok());
+  EXPECT_EQ(plugin.status().code(), weft::Code::kNotAvailable) << plugin.status().message();
 }
 
 }  // namespace

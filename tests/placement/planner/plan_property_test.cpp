@@ -104,8 +104,8 @@ LayoutPtr RandomLayout(std::mt19937_64& rng, const MeshPtr& mesh,
 bool Impossible(const Layout& src, const Layout& dst) {
   for (int32_t m = 0; m < src.mesh().ndim(); ++m) {
     const Placement &a = src.placements()[m], &b = dst.placements()[m];
-    if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}}) return true;  // any extent
-    if (src.mesh().shape()[m] == 1) continue;
+    // Both on any extent, a mesh dim of one member included.
+    if (IsShard(a) && b == Placement{Partial{ReduceOp::kAvg}}) return true;
     if (IsPartial(a) && IsPartial(b) && a != b) return true;
   }
   return false;
