@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "common/plugin_kit/op_args.hpp"
+
 namespace weft::backends::gloo_plugin {
 
 size_t ItemBytes(DLDataType dtype) {
@@ -15,9 +17,7 @@ std::string DtypeText(DLDataType dtype) {
 }
 
 bool CheckedMul(uint64_t a, uint64_t b, uint64_t* out) {
-  if (a != 0 && b > std::numeric_limits<uint64_t>::max() / a) return false;
-  *out = a * b;
-  return true;
+  return plugin_kit::CheckedBytes(a, b, out);
 }
 
 bool CheckedAdd(uint64_t a, uint64_t b, uint64_t* out) {

@@ -1,8 +1,5 @@
 #include "backends/gloo/errors.hpp"
 
-#include <new>
-#include <system_error>
-
 #include <gloo/common/error.h>
 #include <gloo/common/logging.h>
 
@@ -26,14 +23,8 @@ Failure Classify() {
     return {IsTimeoutText(text) ? WEFT_ERR_TIMEOUT : WEFT_ERR_PEER_FAILURE, text};
   } catch (const ::gloo::EnforceNotMet& e) {
     return {WEFT_ERR_BACKEND, "Gloo: " + e.msg()};
-  } catch (const std::bad_alloc&) {
-    return {WEFT_ERR_OUT_OF_MEMORY, "out of memory"};
-  } catch (const std::system_error& e) {
-    return {WEFT_ERR_SYSTEM, e.what()};
-  } catch (const std::exception& e) {
-    return {WEFT_ERR_BACKEND, std::string("Gloo: ") + e.what()};
-  } catch (...) {
-    return {WEFT_ERR_INTERNAL, "unknown exception"};
+  } catch (...) {  // the standard ones: the plugin kit's table, Gloo's own std::exceptions BACKEND
+    return plugin_kit::ClassifyCurrentException(WEFT_ERR_BACKEND, "Gloo: ");
   }
 }
 

@@ -10,6 +10,7 @@
 //   gloo::EnforceNotMet, gloo::Exception, other std::exception -> WEFT_ERR_BACKEND
 //   std::bad_alloc -> WEFT_ERR_OUT_OF_MEMORY, std::system_error -> WEFT_ERR_SYSTEM
 //   anything else                        -> WEFT_ERR_INTERNAL
+// (the last three and the std::exception fallback: the plugin kit's ClassifyCurrentException)
 #pragma once
 
 #include <exception>
@@ -18,12 +19,12 @@
 
 #include <weft/backend_plugin.h>
 
+#include "common/plugin_kit/entry.hpp"
+
 namespace weft::backends::gloo_plugin {
 
-struct Failure {
-  weft_status_t status = WEFT_OK;
-  std::string message;
-};
+// A status and its message: the plugin kit's (common/plugin_kit/entry.hpp).
+using Failure = plugin_kit::Failure;
 
 // Carries a host callback's status out through Gloo's code, which is exception-neutral.
 class HostCallbackFailure : public std::runtime_error {

@@ -50,7 +50,7 @@ weft_status_t Comm::Connect(const char* store_prefix, int64_t timeout_ms) {
   try {
     auto mesh = std::make_shared<MeshContext>(index_, size());
     // Pairs wait up to 5x this for their TCP connect; the store calls use `deadline` itself.
-    mesh->setTimeout(deadline.GlooTimeout());
+    mesh->setTimeout(GlooTimeout(deadline));
     StoreAdapter store(host(), store_prefix, deadline);
     std::shared_ptr<::gloo::transport::Device> device = state_->device();
     mesh->connectFullMesh(store, device);

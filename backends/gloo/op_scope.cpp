@@ -5,16 +5,14 @@
 
 #include "backends/gloo/dtype.hpp"
 #include "backends/gloo/handles.hpp"
+#include "common/plugin_kit/op_args.hpp"
 
 namespace weft::backends::gloo_plugin {
 
-OpScope::OpScope(Comm& comm, const std::string& name, const weft_bk_op_t* args) : comm_(comm) {
-  args_.struct_size = sizeof(args_);
-  args_.device = DLDevice{kDLCPU, 0};
-  args_.timeout_ms = comm.default_timeout_ms() > 0 ? comm.default_timeout_ms() : -1;
-  if (args != nullptr) {
-    std::memcpy(&args_, args, std::min<size_t>(args->struct_size, sizeof(args_)));
-  }
+OpScope::OpScope(Comm& comm, const std::string& name, const weft_bk_op_t* args)
+    : comm_(comm),
+      args_(plugin_kit::ReadOpArgs(
+          args, comm.default_timeout_ms() > 0 ? comm.default_timeout_ms() : -1)) {
   deadline_ = Deadline::FromTimeoutMs(args_.timeout_ms);
   op_ = name + " (seq " + std::to_string(args_.seq) + ", member " + std::to_string(comm.index()) +
         " of " + std::to_string(comm.size()) + ")";
@@ -22,8 +20,8 @@ OpScope::OpScope(Comm& comm, const std::string& name, const weft_bk_op_t* args) 
 
 weft_status_t OpScope::Begin() {
   if (weft_status_t s = comm_.CheckUsable(op_); s != WEFT_OK) return s;
-  const int32_t type = args_.device.device_type;
-  if (type != kDLCPU && type != kDLCUDAHost) {
+  if (!plugin_kit::IsHostMemory(args_.device)) {
+    const int32_t type = args_.device.device_type;
     return Fail(WEFT_ERR_UNSUPPORTED, "buffers on DLPack device type " + std::to_string(type) +
                                           "; the gloo backend moves host memory only (kDLCPU, "
                                           "kDLCUDAHost)");
@@ -33,16 +31,18 @@ weft_status_t OpScope::Begin() {
 
 weft_status_t OpScope::CheckBuffer(const char* what, const void* ptr, uint64_t count, uint64_t item,
                                    uint64_t* bytes) const {
-  if (!CheckedMul(count, item, bytes)) {
-    return Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::to_string(count) +
-                                               " elements of " + std::to_string(item) +
-                                               " bytes overflow");
+  switch (plugin_kit::CheckBuffer(ptr, count, item, bytes)) {
+    case plugin_kit::BufferCheck::kOk:
+      return WEFT_OK;
+    case plugin_kit::BufferCheck::kOverflow:
+      return Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::to_string(count) +
+                                                 " elements of " + std::to_string(item) +
+                                                 " bytes overflow");
+    case plugin_kit::BufferCheck::kNull:
+      break;
   }
-  if (ptr == nullptr && *bytes > 0) {
-    return Fail(WEFT_ERR_INVALID_ARGUMENT,
-                std::string(what) + " is NULL for " + std::to_string(count) + " elements");
-  }
-  return WEFT_OK;
+  return Fail(WEFT_ERR_INVALID_ARGUMENT,
+              std::string(what) + " is NULL for " + std::to_string(count) + " elements");
 }
 
 weft_status_t OpScope::Fail(weft_status_t status, const std::string& what) const {

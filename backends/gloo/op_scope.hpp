@@ -48,7 +48,7 @@ class OpScope {
   const Deadline& deadline() const { return deadline_; }
   int64_t timeout_ms() const { return args_.timeout_ms; }
   uint32_t flags() const { return args_.flags; }  // 0 from a host before ABI 1.3
-  std::chrono::milliseconds gloo_timeout() const { return deadline_.GlooTimeout(); }
+  std::chrono::milliseconds gloo_timeout() const { return GlooTimeout(deadline_); }
 
  private:
   Comm& comm_;

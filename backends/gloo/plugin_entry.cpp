@@ -13,30 +13,29 @@
 // Every function here is noexcept and catches what the layers below did not; the C++ code
 // below reports through host->set_error and returns statuses.
 #include <new>
+#include <utility>
 
 #include <weft/backend_plugin.h>
 
 #include "backends/gloo/handles.hpp"
 #include "backends/gloo/ops.hpp"
 #include "backends/gloo/params.hpp"
+#include "common/plugin_kit/entry.hpp"
 
 namespace weft::backends::gloo_plugin {
 namespace {
 
-// For the rare exception the layers below let through (an allocation in a message).
-weft_status_t Escaped(const Host* host) noexcept {
-  const Failure f = ClassifyCurrentException();
-  if (host != nullptr) host->Fail(f.status, f.message);
-  return f.status;
-}
-
+// For the rare exception the layers below let through (an allocation in a message): the plugin
+// kit's trampoline, with Gloo's classification and the host told when there is one.
 template <typename F>
 weft_status_t Guard(const Host* host, F&& body) noexcept {
-  try {
-    return body();
-  } catch (...) {
-    return Escaped(host);
-  }
+  return plugin_kit::Guard(
+      std::forward<F>(body),
+      [host](const plugin_kit::Failure& f) {
+        if (host != nullptr) host->Fail(f.status, f.message);
+        return f.status;
+      },
+      [] { return ClassifyCurrentException(); });
 }
 
 State& StateOf(void* state) { return *static_cast<StateHandle*>(state)->state; }
@@ -56,10 +55,9 @@ weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* ar
 void Finalize(void* state) noexcept { delete static_cast<StateHandle*>(state); }
 
 void Abort(void* state, weft_status_t status, int32_t failed_rank, const char* reason) noexcept {
-  try {
-    StateOf(state).Abort(status, failed_rank, reason ? reason : "no reason given");
-  } catch (...) {  // nothing to report to; the pairs signalled so far stay signalled
-  }
+  // Nothing to report to; the pairs signalled before an exception stay signalled.
+  plugin_kit::GuardVoid(
+      [&] { StateOf(state).Abort(status, failed_rank, reason ? reason : "no reason given"); });
 }
 
 weft_status_t AsyncError(void* state, int32_t* failed_rank) noexcept {
@@ -83,10 +81,7 @@ weft_status_t CommCreate(void* state, const int32_t* ranks, int32_t n, int32_t m
 
 void CommDestroy(weft_bk_comm_t* comm) noexcept {
   if (comm == nullptr) return;
-  try {
-    comm->comm->Close();
-  } catch (...) {
-  }
+  plugin_kit::GuardVoid([&] { comm->comm->Close(); });
   delete comm;
 }
 

@@ -9,7 +9,7 @@
 namespace weft::backends::gloo_plugin {
 void P2pOp::Wait(GuardedBuffer& buffer, bool recv) const {
   // Gloo's timeout is fatal for the context: right at the op's deadline, as intended.
-  const auto timeout = deadline_.GlooTimeout();
+  const auto timeout = GlooTimeout(deadline_);
   const bool done = recv ? buffer.waitRecv(nullptr, timeout) : buffer.waitSend(nullptr, timeout);
   if (!done) throw ::gloo::IoException("wait interrupted");
 }

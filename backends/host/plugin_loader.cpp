@@ -1,26 +1,17 @@
 #include "backends/host/plugin_loader.hpp"
 
-#include <dlfcn.h>
 #include <limits.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <sstream>
 #include <utility>
 
 #include "common/params.hpp"
 
 namespace weft::backends {
 namespace {
-
-std::string LibraryDir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&PluginSearchPath), &info) == 0 || !info.dli_fname) return {};
-  return std::filesystem::path(info.dli_fname).parent_path().string();
-}
 
 struct OpMask {
   const char* name;
@@ -83,7 +74,9 @@ Status ApplyMask(weft_backend_plugin_t& t, const std::string& disabled) {
   return Status::Ok();
 }
 
-Status CheckMandatory(const weft_backend_plugin_t& t, const std::string& path) {
+// The kind's validate(): every mandatory op present.
+Status CheckMandatory(const void* table, const std::string& who) {
+  const auto& t = *static_cast<const weft_backend_plugin_t*>(table);
   // Named one by one so the message says exactly which function the plugin left NULL.
   const std::pair<const char*, bool> mandatory[] = {
       {"init", t.init != nullptr},
@@ -99,8 +92,7 @@ Status CheckMandatory(const weft_backend_plugin_t& t, const std::string& path) {
       {"request_free", t.request_free != nullptr},
   };
   for (const auto& [op, present] : mandatory)
-    if (!present) return Status(Code::kPlugin, "plugin " + path + " lacks the mandatory op " + op);
-  if (!t.name) return Status(Code::kPlugin, "plugin " + path + " has no name");
+    if (!present) return Status(Code::kPlugin, who + " lacks the mandatory op " + op);
   return Status::Ok();
 }
 
@@ -118,10 +110,9 @@ bool DeclaredByHost(std::string_view name) {
 // Copies the plugin's parameter declarations and checks each, so that nothing later reads a
 // malformed one: the host lists them, parses their values and compares the must-match ones.
 Result<std::vector<weft_bk_param_t>> CopyParams(const weft_backend_plugin_t& t,
-                                                const std::string& path) {
+                                                const std::string& who) {
   std::vector<weft_bk_param_t> out;
   if (t.num_params == 0) return out;
-  const std::string who = "plugin " + path;
   if (t.params == nullptr || t.num_params > 4096)
     return Status(Code::kPlugin, who + " declares " + std::to_string(t.num_params) +
                                      " parameters but params is " +
@@ -148,6 +139,15 @@ Result<std::vector<weft_bk_param_t>> CopyParams(const weft_backend_plugin_t& t,
   }
   return out;
 }
+
+// What each minor appended to the table. A table without them gets zeros: no strided ops (the
+// host packs) and no parameters.
+constexpr plugin::PluginAdapter kAdapters[] = {
+    {1, WEFT_BACKEND_PLUGIN_V1_2_SIZE, nullptr},  // send_strided, recv_strided
+    {3, sizeof(weft_backend_plugin_t), nullptr},  // params, num_params
+};
+static_assert(offsetof(weft_backend_plugin_t, recv_strided) + sizeof(void*) ==
+              WEFT_BACKEND_PLUGIN_V1_2_SIZE);
 
 // The value as a message shows it: its head, and its length when that is cut.
 std::string Shown(const std::string& v) {
@@ -178,6 +178,20 @@ Status CheckPath(const std::string& path, const std::string& what) {
 
 }  // namespace
 
+const plugin::PluginKind kBackendKind = {
+    .noun = "backend plugin",
+    .short_noun = "backend",
+    .entry_prefix = "weft_backend_plugin_v",
+    .file_pattern = "libweft-backend-%s.so",
+    .search_path = "WEFT_PLUGIN_PATH",
+    .major = WEFT_BACKEND_PLUGIN_ABI_MAJOR,
+    .minor = WEFT_BACKEND_PLUGIN_ABI_MINOR,
+    .table_size = sizeof(weft_backend_plugin_t),
+    .min_size = WEFT_BACKEND_PLUGIN_V1_0_SIZE,
+    .adapters = kAdapters,
+    .validate = &CheckMandatory,
+};
+
 Status CheckPluginName(const std::string& name_or_path, const std::string& what) {
   const bool path = name_or_path.find('/') != std::string::npos;
   for (size_t i = 0; i < name_or_path.size(); ++i) {
@@ -200,86 +214,20 @@ Status CheckPluginName(const std::string& name_or_path, const std::string& what)
   return Status::Ok();
 }
 
-std::vector<std::string> PluginSearchPath(const std::string& name) {
-  const std::string file = "libweft-backend-" + name + ".so";
-  std::vector<std::string> out;
-  std::stringstream ss(params::ValueOrDefault("WEFT_PLUGIN_PATH").text);
-  for (std::string dir; std::getline(ss, dir, ':');)
-    if (!dir.empty()) out.push_back(dir + "/" + file);
-  const std::string dir = LibraryDir();
-  if (!dir.empty()) out.push_back(dir + "/" + file);
-  return out;
-}
 
-LoadedPlugin::~LoadedPlugin() {
-  if (handle_) dlclose(handle_);
+std::vector<std::string> PluginSearchPath(const std::string& name) {
+  return plugin::SearchPath(kBackendKind, name);
 }
 
 Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_or_path,
                                                         const std::string& disabled_ops) {
   WEFT_RETURN_IF_ERROR(CheckPluginName(name_or_path, "the backend"));
-  std::vector<std::string> candidates;
-  if (name_or_path.find('/') != std::string::npos)
-    candidates.push_back(name_or_path);
-  else
-    candidates = PluginSearchPath(name_or_path);
-  std::string tried;
-  void* handle = nullptr;
-  std::string path;
-  for (const std::string& c : candidates) {
-    std::error_code error;  // a WEFT_PLUGIN_PATH entry may be too long, or unreadable
-    if (!std::filesystem::exists(c, error)) {
-      tried += "\n  " + c + ": " + (error ? error.message() : "no such file");
-      continue;
-    }
-    handle = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle) {
-      path = c;
-      break;
-    }
-    tried += "\n  " + c + ": " + dlerror();
-  }
-  if (!handle)
-    return Status(Code::kNotAvailable,
-                  "backend plugin \"" + name_or_path + "\" not found; tried:" + tried);
   auto plugin = std::shared_ptr<LoadedPlugin>(new LoadedPlugin());
-  plugin->handle_ = handle;
-  plugin->path_ = path;
-  auto entry =
-      reinterpret_cast<weft_backend_plugin_entry_fn>(dlsym(handle, "weft_backend_plugin_v1"));
-  if (!entry) {
-    for (int v = 2; v <= 9; ++v) {
-      const std::string sym = "weft_backend_plugin_v" + std::to_string(v);
-      if (dlsym(handle, sym.c_str()))
-        return Status(Code::kVersionMismatch,
-                      "plugin " + path + " implements backend plugin ABI v" + std::to_string(v) +
-                          " but this libweft supports v1");
-    }
-    return Status(Code::kPlugin, "plugin " + path + " exports no weft_backend_plugin_v1..v9");
-  }
-  const weft_backend_plugin_t* table = entry();
-  if (!table) return Status(Code::kPlugin, "plugin " + path + " returned a NULL table");
-  const uint32_t major = table->abi_version >> 16;
-  if (major != WEFT_BACKEND_PLUGIN_ABI_MAJOR)
-    return Status(Code::kVersionMismatch, "plugin " + path + " was built for backend plugin ABI " +
-                                              std::to_string(major) + "." +
-                                              std::to_string(table->abi_version & 0xffff) +
-                                              " but this libweft supports " +
-                                              std::to_string(WEFT_BACKEND_PLUGIN_ABI_MAJOR) + "." +
-                                              std::to_string(WEFT_BACKEND_PLUGIN_ABI_MINOR));
-  if (table->struct_size < WEFT_BACKEND_PLUGIN_V1_0_SIZE)
-    return Status(Code::kVersionMismatch, "plugin " + path + " has a table of " +
-                                              std::to_string(table->struct_size) +
-                                              " bytes, smaller than ABI 1.0's");
-  // A 1.0 plugin's table ends before the 1.1 functions: they stay NULL (the host packs); a
-  // table before 1.3 declares no parameters.
-  plugin->table_ = weft_backend_plugin_t{};
-  std::memcpy(&plugin->table_, table,
-              std::min<size_t>(table->struct_size, sizeof(weft_backend_plugin_t)));
-  plugin->table_.struct_size = sizeof(weft_backend_plugin_t);
-  WEFT_RETURN_IF_ERROR(CheckMandatory(plugin->table_, path));
-  WEFT_ASSIGN_OR_RETURN(plugin->params_, CopyParams(plugin->table_, path));
-  WEFT_RETURN_IF_ERROR(ApplyMask(plugin->table_, disabled_ops));
+  WEFT_ASSIGN_OR_RETURN(plugin->loaded_,
+                        plugin::LoadPlugin<weft_backend_plugin_t>(kBackendKind, name_or_path));
+  const std::string who = std::string(kBackendKind.noun) + " " + plugin->path();
+  WEFT_ASSIGN_OR_RETURN(plugin->params_, CopyParams(plugin->loaded_.table, who));
+  WEFT_RETURN_IF_ERROR(ApplyMask(plugin->loaded_.table, disabled_ops));
   return plugin;
 }
 

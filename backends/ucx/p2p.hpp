@@ -6,13 +6,12 @@
 #include "backends/ucx/comm.hpp"
 #include "backends/ucx/request.hpp"
 #include "common/clock.hpp"
+#include "common/plugin_kit/op_args.hpp"
 
 namespace weft::backends::ucx_plugin {
 
 // Buffers the plugin can touch: host memory (pinned host memory included).
-inline bool OnHost(const weft_bk_op_t* a) {
-  return a == nullptr || a->device.device_type == kDLCPU || a->device.device_type == kDLCUDAHost;
-}
+inline bool OnHost(const weft_bk_op_t* a) { return plugin_kit::IsHostMemory(a); }
 
 // The op's deadline from its timeout, counted from now; < 0: none.
 inline Clock::time_point DeadlineIn(int64_t timeout_ms) {

@@ -21,20 +21,14 @@
 #include "backends/ucx/params.hpp"
 #include "backends/ucx/state.hpp"
 #include "backends/ucx/wait.hpp"
+#include "common/plugin_kit/entry.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
 
-template <typename F>
-weft_status_t Guard(F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return WEFT_ERR_OUT_OF_MEMORY;
-  } catch (...) {
-    return WEFT_ERR_INTERNAL;
-  }
-}
+// The plugin kit's trampoline: an exception becomes its status (no message: the layers below
+// report their own failures through host->set_error before returning).
+using plugin_kit::Guard;
 
 State& StateOf(void* state) { return *static_cast<State*>(state); }
 
@@ -51,10 +45,8 @@ weft_status_t Init(const weft_bk_host_api_t* host, const weft_bk_init_args_t* ar
 void Finalize(void* state) noexcept { delete static_cast<State*>(state); }
 
 void Abort(void* state, weft_status_t status, int32_t failed_rank, const char* reason) noexcept {
-  try {
-    StateOf(state).Abort(status, failed_rank, reason ? reason : "aborted");
-  } catch (...) {  // nothing to report to
-  }
+  plugin_kit::GuardVoid(  // nothing to report to
+      [&] { StateOf(state).Abort(status, failed_rank, reason ? reason : "aborted"); });
 }
 
 weft_status_t AsyncError(void* state, int32_t* failed_rank) noexcept {
@@ -121,21 +113,13 @@ weft_status_t CancelEntry(weft_bk_request_t* req) noexcept {
 }
 
 void FreeEntry(weft_bk_request_t* req) noexcept {
-  try {
-    FreeRequest(req);
-  } catch (...) {
-  }
+  plugin_kit::GuardVoid([&] { FreeRequest(req); });
 }
 
-// Every collective entry runs inside Guard (an allocation failure becomes a status).
+// Every collective entry runs inside the plugin kit's Guard (an allocation failure becomes a
+// status).
 template <auto F>
-struct Guarded;
-template <typename... A, weft_status_t (*F)(A...)>
-struct Guarded<F> {
-  static weft_status_t Call(A... a) noexcept {
-    return Guard([&] { return F(a...); });
-  }
-};
+using Guarded = plugin_kit::Entry<F>;
 
 constexpr uint64_t kCollectiveCaps =
     WEFT_BK_CAP_ALLREDUCE | WEFT_BK_CAP_ALLGATHER | WEFT_BK_CAP_ALLGATHERV |

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <vector>
 
 #include "backends/ucx/coll/scratch.hpp"
@@ -554,6 +555,8 @@ void State::HandlePeerFailures() {
 }
 
 void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& reason) {
+  // Before the lock: a waiter holding it sees the request and steps aside (LetAbortIn).
+  abort_requested_.store(true, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (aborted_) return;
@@ -577,6 +580,14 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
   }
   const uint64_t one = 1;
   (void)!write(wake_fd_, &one, sizeof(one));  // wake a waiter sleeping in poll()
+}
+
+void State::LetAbortIn(std::unique_lock<std::mutex>& lock) {
+  while (abort_requested_.load(std::memory_order_acquire) && !aborted_) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    lock.lock();
+  }
 }
 
 weft_status_t State::AsyncError(int32_t* failed_rank) {

@@ -157,6 +157,11 @@ class State {
   // (it is released while sleeping). Returns after at most a bounded time so keepalive and
   // deadlines are looked at even when no event arrives.
   void Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until);
+  // Called with `lock` held by a waiting thread: while an abort() waits for the lock, lets go
+  // of it until the abort is done. std::mutex is not fair: a waiter whose worker keeps
+  // reporting events (ucp_worker_arm: BUSY, after a peer died) takes the lock back at once,
+  // and the abort, on the store's event thread, once waited out the whole operation deadline.
+  void LetAbortIn(std::unique_lock<std::mutex>& lock);
 
  private:
   weft_status_t Open();
@@ -228,6 +233,7 @@ class State {
   std::vector<std::shared_ptr<BoardWaiter>> orphans_;
 
   bool aborted_ = false;
+  std::atomic<bool> abort_requested_{false};  // set by abort() before it takes the lock
   weft_status_t abort_status_ = WEFT_OK;
   std::string abort_message_;
   weft_status_t first_failure_ = WEFT_OK;

@@ -28,6 +28,20 @@ bool Expired(Request* r, Clock::time_point now) {
   return true;
 }
 
+// Ends `r` with the abort's status once the state was aborted. Abort() fails the requests it
+// finds, but one posted by a path that looked before the abort and posted after it (a receive
+// on the worker needs no endpoint) would otherwise wait for its deadline: the killed-peer
+// trials saw the store host wait 30 s for a dead rank while its neighbours had failed at once.
+// Requires the state lock.
+bool EndIfAborted(State& st, Request* r) {
+  if (r->done) return false;
+  std::string why;
+  const weft_status_t a = st.Aborted(&why);
+  if (a == WEFT_OK) return false;
+  r->Cancel(a, r->Name() + ": " + why);
+  return true;
+}
+
 // Progresses the worker, then lets a collective post its next round.
 void Drive(State& st, Request* r) {
   st.Progress();
@@ -37,6 +51,7 @@ void Drive(State& st, Request* r) {
 }  // namespace
 
 void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
+  LetAbortIn(lock);
   const ucs_status_t armed = ucp_worker_arm(worker_);
   if (armed == UCS_ERR_BUSY) return;  // events arrived since the last progress
   const auto now = Clock::now();
@@ -103,7 +118,7 @@ weft_status_t TestRequest(Request* r, int32_t* done) {
   std::lock_guard<std::mutex> lock(st.mu());
   if (!r->done) {
     Drive(st, r);
-    Expired(r, Clock::now());
+    if (!EndIfAborted(st, r)) Expired(r, Clock::now());
   }
   *done = r->done ? 1 : 0;
   return WEFT_OK;
@@ -117,7 +132,7 @@ weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
   const bool over = PollUntil(st, lock, until, r->deadline, [&](Clock::time_point now) {
     if (r->done) return true;
     Drive(st, r);
-    return r->done || Expired(r, now);
+    return r->done || EndIfAborted(st, r) || Expired(r, now);
   });
   return over ? Result(*r) : WEFT_IN_PROGRESS;
 }

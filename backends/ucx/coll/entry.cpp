@@ -13,6 +13,7 @@
 #include "backends/ucx/coll/board.hpp"
 #include "backends/ucx/coll/small.hpp"
 #include "backends/ucx/p2p.hpp"
+#include "common/plugin_kit/op_args.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -34,19 +35,21 @@ struct Checker {
   }
   // Bytes per element of t, or 0 after reporting (dtypes of whole bytes only).
   weft_status_t Item(DLDataType t, uint64_t* item) const {
-    const uint64_t lanes = t.lanes ? t.lanes : 1;
-    if (t.bits == 0 || t.bits % 8 != 0) [[unlikely]]
+    if (!plugin_kit::ItemBytes(t, item)) [[unlikely]]
       return BadBits(t.bits);
-    *item = uint64_t{t.bits} / 8 * lanes;
     return WEFT_OK;
   }
   weft_status_t Bytes(const char* what, const void* p, uint64_t count, uint64_t item,
                       uint64_t* bytes) const {
-    if (__builtin_mul_overflow(count, item, bytes)) [[unlikely]]
-      return Bad(what, ": size overflows");
-    if (p == nullptr && *bytes != 0) [[unlikely]]
-      return Bad(what, " is NULL");
-    return WEFT_OK;
+    switch (plugin_kit::CheckBuffer(p, count, item, bytes)) {
+      case plugin_kit::BufferCheck::kOk:
+        return WEFT_OK;
+      case plugin_kit::BufferCheck::kOverflow:
+        return Bad(what, ": size overflows");
+      case plugin_kit::BufferCheck::kNull:
+        break;
+    }
+    return Bad(what, " is NULL");
   }
   // One of n even blocks of `count` elements of t at `p`: its bytes, and n of them must fit.
   weft_status_t Block(const char* what, const void* p, uint64_t count, DLDataType t, int32_t n,
