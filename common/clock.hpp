@@ -73,6 +73,29 @@ inline std::chrono::steady_clock::time_point DeadlineAfter(int64_t ms) {
   return std::chrono::steady_clock::now() + milliseconds(ms);
 }
 
+// "No deadline": what a timeout_ms < 0 (the C ABI's and the plugin ABI's "wait for ever")
+// becomes. Every deadline in Weft is a steady_clock time point; this is the one "forever".
+inline constexpr std::chrono::steady_clock::time_point kNoDeadline =
+    std::chrono::steady_clock::time_point::max();
+
+// The deadline of a timeout in milliseconds from now, as both ABIs pass one: < 0 none
+// (kNoDeadline); a timeout of a century or more is none too, rather than an overflow of the
+// clock (a user's INT64_MAX "for ever" once wrapped to the past and failed at once).
+inline std::chrono::steady_clock::time_point DeadlineFromTimeoutMs(int64_t ms) {
+  constexpr int64_t kCenturyMs = int64_t{100} * 365 * 24 * 3600 * 1000;
+  if (ms < 0 || ms >= kCenturyMs) return kNoDeadline;
+  return DeadlineAfter(ms);
+}
+
+// What is left of `deadline` in the ABIs' terms: -1 for kNoDeadline, else milliseconds >= 0.
+// From the coarse clock, which is never ahead: what is left comes out a little long, never
+// short, so a deadline handed on (to a plugin, to the store) is never early.
+inline int64_t RemainingMs(std::chrono::steady_clock::time_point deadline) {
+  if (deadline == kNoDeadline) return -1;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - CoarseNow());
+  return left.count() > 0 ? left.count() : 0;
+}
+
 // Nanoseconds of steady_clock from `start` until now (timing a copy, for instance).
 inline uint64_t NanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(

@@ -42,8 +42,7 @@ Result<std::chrono::steady_clock::time_point> ResolveDeadline(const Context& ctx
     ms = opts->timeout_ms;
   }
   if (ms == 0) ms = ctx.timeout_ms();
-  if (ms < 0) return Clock::time_point::max();
-  return DeadlineAfter(ms);
+  return DeadlineFromTimeoutMs(ms);
 }
 
 namespace detail {

@@ -12,6 +12,7 @@
 #include "backends/env/store_settings.hpp"
 #include "backends/host/plugin_loader.hpp"
 #include "common/clock.hpp"
+#include "common/fnv1a.hpp"
 #include "common/log.hpp"
 
 namespace weft::api {
@@ -28,8 +29,7 @@ std::string Identity() {
 }  // namespace
 
 Clock::time_point Context::Deadline(int64_t ms) const {
-  if (ms < 0) return Clock::time_point::max();
-  return DeadlineAfter(ms);
+  return DeadlineFromTimeoutMs(ms);
 }
 
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
@@ -192,12 +192,10 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
     if (last_comm_ != nullptr && ranks == last_group_) return last_comm_;
   }
   std::string key = "comm/" + std::to_string(ranks.size());
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over the ordered rank list
+  const uint64_t h = Fnv1a().Ints(ranks).value();  // the ordered rank list
   int32_t me = -1;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    h = (h ^ static_cast<uint32_t>(ranks[i])) * 1099511628211ull;
+  for (size_t i = 0; i < ranks.size(); ++i)
     if (ranks[i] == rank_) me = static_cast<int32_t>(i);
-  }
   if (me < 0) return InvalidUsage("rank " + std::to_string(rank_) + " is not in the group");
   char hex[17];
   std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));

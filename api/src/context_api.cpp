@@ -6,6 +6,7 @@
 #include "api/src/context.hpp"
 #include "api/src/context_link.hpp"
 #include "api/src/guard.hpp"
+#include "common/clock.hpp"
 
 using weft::Status;
 using weft::api::Context;
@@ -56,9 +57,7 @@ Status DestroyContext(weft_context_t* ctx) {
   if (slot == nullptr)
     return weft::api::HandleError(fault, value, weft::api::HandleKind::kContext, "ctx");
   auto* c = static_cast<Context*>(slot->object);
-  const Clock::time_point deadline =
-      c->timeout_ms() < 0 ? Clock::time_point::max()
-                          : Clock::now() + std::chrono::milliseconds(c->timeout_ms());
+  const Clock::time_point deadline = weft::DeadlineFromTimeoutMs(c->timeout_ms());
   if (!WaitUnused(slot, deadline)) {
     c->Abort(Status(weft::Code::kAborted,
                     "weft_context_destroy: calls on other threads did not return by the deadline"),

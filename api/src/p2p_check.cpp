@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include "common/clock.hpp"
+
 namespace weft::api {
 namespace {
 
@@ -80,8 +82,7 @@ Result<std::unique_ptr<PostedP2p>> PostedP2p::Post(Communicator& c, const OpArgs
 }
 
 Status PostedP2p::Wait(Communicator& c, int64_t timeout_ms, const OpArgs& a) {
-  const auto until = timeout_ms < 0 ? Clock::time_point::max()
-                                    : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto until = DeadlineFromTimeoutMs(timeout_ms);
   for (size_t i = 0; i < reqs_.size(); ++i) {
     if (!reqs_[i] || done_[i]) continue;
     int64_t left = -1;

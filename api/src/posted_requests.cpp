@@ -5,14 +5,13 @@
 #include <thread>
 
 #include "api/src/context.hpp"
+#include "common/clock.hpp"
 
 namespace weft::api {
 
 Status PostedRequest::Wait(int64_t timeout_ms) {
   using Clock = std::chrono::steady_clock;
-  const Clock::time_point until = timeout_ms < 0
-                                      ? Clock::time_point::max()
-                                      : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const Clock::time_point until = DeadlineFromTimeoutMs(timeout_ms);
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mu_);

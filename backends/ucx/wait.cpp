@@ -126,8 +126,7 @@ weft_status_t TestRequest(Request* r, int32_t* done) {
 
 weft_status_t WaitRequest(Request* r, int64_t timeout_ms) {
   State& st = *r->state;
-  const auto until = timeout_ms < 0 ? Clock::time_point::max()
-                                    : Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const auto until = DeadlineFromTimeoutMs(timeout_ms);
   std::unique_lock<std::mutex> lock(st.mu());
   const bool over = PollUntil(st, lock, until, r->deadline, [&](Clock::time_point now) {
     if (r->done) return true;

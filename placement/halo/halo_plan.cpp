@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "common/fnv1a.hpp"
 #include "placement/halo/dim_segments.hpp"
 
 namespace weft::placement::halo {
@@ -32,6 +33,55 @@ std::vector<int32_t> WindowedDims(const Geometry& g) {
   return w;
 }
 
+// Calls fn(kind, phase, region, owner position) for every box of the product of per-dim
+// segment lists, last dim fastest; `only` (>= 0) is the one dim whose piece decides the owner
+// (a phase's), -1: every dim outside the owned block does.
+template <class Fn>
+void ForEachBox(const Geometry& g, const int64_t* coord,
+                const std::vector<std::vector<DimSeg>>& segs, int32_t phase, int32_t only,
+                Fn&& fn) {
+  const Mesh& mesh = g.layout().mesh();
+  const int32_t nd = g.layout().ndim();
+  const bool star = g.spec().stencil == Stencil::kStar;
+  for (const auto& s : segs)
+    if (s.empty()) return;
+  std::vector<size_t> at(static_cast<size_t>(nd), 0);
+  while (true) {
+    Region r;
+    r.dst.ndim = r.src.ndim = nd;
+    int32_t outside = 0;
+    bool constant = false;
+    Coord oc{};
+    std::copy(coord, coord + mesh.ndim(), oc.begin());
+    for (int32_t d = 0; d < nd; ++d) {
+      const DimSeg& s = segs[static_cast<size_t>(d)][at[static_cast<size_t>(d)]];
+      r.dst.offset[d] = s.dst;
+      r.dst.shape[d] = s.len;
+      r.src.offset[d] = s.src;
+      r.src.shape[d] = s.src_len();
+      r.step[static_cast<size_t>(d)] = s.step;
+      outside += s.owned ? 0 : 1;
+      constant = constant || s.constant;
+      if (!s.owned && !s.constant && (only < 0 || only == d)) g.SetPiece(d, s.piece, oc.data());
+    }
+    Kind k = Kind::kTransfer;
+    if (only < 0 && outside == 0)
+      k = Kind::kInterior;
+    else if (only < 0 && star && outside >= 2)
+      k = Kind::kSkipped;
+    else if (constant)
+      k = Kind::kConstant;
+    fn(k, phase, r, PositionOf(mesh, oc.data()));
+    int32_t d = nd - 1;
+    for (; d >= 0; --d) {
+      auto& i = at[static_cast<size_t>(d)];
+      if (++i < segs[static_cast<size_t>(d)].size()) break;
+      i = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
 // Calls fn(kind, phase, region, owner position) for every box of the window of the rank at
 // `coord`, in a fixed order that every rank reproduces. NEIGHBOR (phases = false) reports the
 // interior, star-skipped, constant and transfer boxes of its one phase; PHASES reports, per
@@ -39,7 +89,6 @@ std::vector<int32_t> WindowedDims(const Geometry& g) {
 template <class Fn>
 void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) {
   const Layout& l = g.layout();
-  const Mesh& mesh = l.mesh();
   const int32_t nd = l.ndim();
   const Box owned = g.Owned(coord), win = g.Window(coord);
   if (win.Empty()) return;
@@ -56,49 +105,8 @@ void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) 
                                             l.shape()[d], s.lo_rule, s.hi_rule, g.pieces(d));
   }
   const bool star = g.spec().stencil == Stencil::kStar;
-  // Walks the product of per-dim segment lists; `set_owner` picks the dims whose pieces decide
-  // the owner.
-  auto product = [&](const std::vector<std::vector<DimSeg>>& segs, int32_t phase, int32_t only) {
-    for (const auto& s : segs)
-      if (s.empty()) return;
-    std::vector<size_t> at(static_cast<size_t>(nd), 0);
-    while (true) {
-      Region r;
-      r.dst.ndim = r.src.ndim = nd;
-      int32_t outside = 0;
-      bool constant = false;
-      Coord oc{};
-      std::copy(coord, coord + mesh.ndim(), oc.begin());
-      for (int32_t d = 0; d < nd; ++d) {
-        const DimSeg& s = segs[static_cast<size_t>(d)][at[static_cast<size_t>(d)]];
-        r.dst.offset[d] = s.dst;
-        r.dst.shape[d] = s.len;
-        r.src.offset[d] = s.src;
-        r.src.shape[d] = s.src_len();
-        r.step[static_cast<size_t>(d)] = s.step;
-        outside += s.owned ? 0 : 1;
-        constant = constant || s.constant;
-        if (!s.owned && !s.constant && (only < 0 || only == d)) g.SetPiece(d, s.piece, oc.data());
-      }
-      Kind k = Kind::kTransfer;
-      if (only < 0 && outside == 0)
-        k = Kind::kInterior;
-      else if (only < 0 && star && outside >= 2)
-        k = Kind::kSkipped;
-      else if (constant)
-        k = Kind::kConstant;
-      fn(k, phase, r, PositionOf(mesh, oc.data()));
-      int32_t d = nd - 1;
-      for (; d >= 0; --d) {
-        auto& i = at[static_cast<size_t>(d)];
-        if (++i < segs[static_cast<size_t>(d)].size()) break;
-        i = 0;
-      }
-      if (d < 0) return;
-    }
-  };
   if (!phases) {
-    product(full, 0, -1);
+    ForEachBox(g, coord, full, 0, -1, fn);
     return;
   }
   const std::vector<int32_t> wd = WindowedDims(g);
@@ -125,7 +133,7 @@ void ForEachRecv(const Geometry& g, const int64_t* coord, bool phases, Fn&& fn) 
         s = owned_only(f);
       }
     }
-    product(segs, static_cast<int32_t>(k), wd[k]);
+    ForEachBox(g, coord, segs, static_cast<int32_t>(k), wd[k], fn);
   }
 }
 
@@ -142,12 +150,6 @@ Box Readable(const Geometry& g, const int64_t* coord, const std::vector<int32_t>
     r.shape[d] = win.shape[d];
   }
   return r;
-}
-
-uint64_t Fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
 }
 
 // What one transport gives this rank, and what it costs all ranks.
@@ -267,25 +269,16 @@ Result<std::shared_ptr<const HaloPlan>> HaloPlan::Create(LayoutPtr layout, HaloS
   p->phases_ = std::move(cand[t == Transport::kPhases ? 1 : 0].phases);
   if (!p->in_mesh_) p->phases_.clear();
 
-  const std::string text = g.layout().Describe();
-  uint64_t h = Fnv1a(14695981039346656037ull, text.data(), text.size());
+  weft::Fnv1a h;
+  h.Text(g.layout().Describe());
   const HaloSpec& s = g.spec();
   for (const DimSpec& d : s.dims) {
-    const int64_t v[7] = {d.dim,
-                          static_cast<int64_t>(d.lo_rule),
-                          static_cast<int64_t>(d.hi_rule),
-                          d.lo,
-                          d.hi,
-                          d.pad_lo,
-                          d.pad_hi};
-    h = Fnv1a(h, v, sizeof(v));
-    h = Fnv1a(h, d.windows.data(), d.windows.size() * sizeof(int64_t));
+    h.Int(d.dim).Int(static_cast<int64_t>(d.lo_rule)).Int(static_cast<int64_t>(d.hi_rule));
+    h.Int(d.lo).Int(d.hi).Int(d.pad_lo).Int(d.pad_hi).Ints(d.windows);
   }
-  const int64_t tail[3] = {static_cast<int64_t>(s.stencil), static_cast<int64_t>(t),
-                           s.deterministic ? 1 : 0};
-  h = Fnv1a(h, tail, sizeof(tail));
-  h = Fnv1a(h, &s.constant, sizeof(s.constant));
-  p->fingerprint_ = h;
+  h.Int(static_cast<int64_t>(s.stencil)).Int(static_cast<int64_t>(t)).Int(s.deterministic ? 1 : 0);
+  h.Bytes(&s.constant, sizeof(s.constant));
+  p->fingerprint_ = h.value();
   return std::shared_ptr<const HaloPlan>(std::move(p));
 }
 

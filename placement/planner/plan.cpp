@@ -3,37 +3,19 @@
 #include <iomanip>
 #include <sstream>
 
+#include "common/fnv1a.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/placement_code.hpp"
 
 namespace weft::placement::planner {
 namespace {
 
-class Fnv1a {
- public:
-  void Add(int64_t v) {
-    for (int k = 0; k < 8; ++k) {
-      h_ ^= static_cast<uint64_t>(v >> (8 * k)) & 0xffu;
-      h_ *= 0x100000001b3ull;
-    }
-  }
-  template <class T>
-  void AddAll(const std::vector<T>& vs) {
-    Add(static_cast<int64_t>(vs.size()));
-    for (const T& v : vs) Add(static_cast<int64_t>(v));
-  }
-  uint64_t value() const { return h_; }
-
- private:
-  uint64_t h_ = 0xcbf29ce484222325ull;
-};
-
 // Placements and resolved splits: what makes two layouts on one mesh equal (SPEC §2.3).
-void AddLayout(Fnv1a& h, const Layout& l) {
-  h.AddAll(EncodePlacements(l.placements()));
+void AddLayout(weft::Fnv1a& h, const Layout& l) {
+  h.Ints(EncodePlacements(l.placements()));
   for (int32_t d = 0; d < l.ndim(); ++d) {
-    h.AddAll(l.split(d).mesh_dims);
-    h.AddAll(l.split(d).sizes);  // canonical: empty when the split is the chunk rule
+    h.Ints(l.split(d).mesh_dims);
+    h.Ints(l.split(d).sizes);  // canonical: empty when the split is the chunk rule
   }
 }
 
@@ -132,21 +114,21 @@ const char* StepKindName(StepKind kind) {
 }
 
 uint64_t HashPlan(const Plan& plan) {
-  Fnv1a h;
-  h.AddAll(plan.src->mesh().shape());
-  h.AddAll(plan.src->shape());
-  h.Add(plan.src->dtype().code);
-  h.Add(plan.src->dtype().bits);
+  weft::Fnv1a h;
+  h.Ints(plan.src->mesh().shape());
+  h.Ints(plan.src->shape());
+  h.Int(plan.src->dtype().code);
+  h.Int(plan.src->dtype().bits);
   AddLayout(h, *plan.src);
   // Ranks with different caps may choose different plans: the cap is part of what they agree on.
-  h.Add(plan.extra_bytes_cap);
-  h.Add(static_cast<int64_t>(plan.steps.size()));
+  h.Int(plan.extra_bytes_cap);
+  h.Int(static_cast<int64_t>(plan.steps.size()));
   for (const Step& s : plan.steps) {
-    h.Add(static_cast<int64_t>(s.kind));
-    h.Add(s.conjugate);
-    h.Add(static_cast<int64_t>(s.op));
-    h.Add(s.tensor_dim);
-    h.AddAll(s.mesh_dims);
+    h.Int(static_cast<int64_t>(s.kind));
+    h.Int(s.conjugate);
+    h.Int(static_cast<int64_t>(s.op));
+    h.Int(s.tensor_dim);
+    h.Ints(s.mesh_dims);
     AddLayout(h, *s.to);
   }
   return h.value();

@@ -33,4 +33,19 @@ TEST(CoarseClock, DeadlinesNeverComeEarlyAndLongOnesAreAtMostTicksLate) {
   }
 }
 
+TEST(Deadlines, NegativeOrCenturyTimeoutsAreNoneAndOthersRoundTrip) {
+  EXPECT_EQ(weft::DeadlineFromTimeoutMs(-1), weft::kNoDeadline);
+  // Once an overflow: INT64_MAX milliseconds from now wrapped into the past.
+  EXPECT_EQ(weft::DeadlineFromTimeoutMs(INT64_MAX), weft::kNoDeadline);
+  EXPECT_EQ(weft::DeadlineFromTimeoutMs(int64_t{1} << 50), weft::kNoDeadline);
+  EXPECT_EQ(weft::RemainingMs(weft::kNoDeadline), -1);
+  const auto before = Clock::now();
+  const auto d = weft::DeadlineFromTimeoutMs(60000);
+  EXPECT_GE(d, before + std::chrono::seconds(60));
+  const int64_t left = weft::RemainingMs(d);
+  EXPECT_GE(left, 59000);  // never short (the coarse clock lags)
+  EXPECT_LE(left, 60100);
+  EXPECT_EQ(weft::RemainingMs(Clock::now() - std::chrono::seconds(1)), 0);  // passed: 0
+}
+
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "common/fnv1a.hpp"
+
 namespace halo {
 namespace {
 
@@ -117,9 +119,7 @@ int64_t AllMax(int64_t v) { return AllReduce(v, WEFT_REDUCE_MAX, DLDataType{kDLI
 double AllSum(double v) { return AllReduce(v, WEFT_REDUCE_SUM, DLDataType{kDLFloat, 64, 1}); }
 
 bool SameOnAllRanks(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  const int64_t v = static_cast<int64_t>(h >> 1);
+  const int64_t v = static_cast<int64_t>(weft::Fnv1a().Text(s).value() >> 1);
   return AllMin(v) == AllMax(v);
 }
 
