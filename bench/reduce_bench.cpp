@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "backends/reduce/reduce.hpp"
+#include "device/host/reduce/reduce.hpp"
 
 namespace {
 
@@ -60,7 +60,7 @@ void BM_ReduceIntoSum(benchmark::State& state, DType t) {
   const double start = ThreadSeconds();
   for (auto _ : state) {
     const weft::Status s =
-        weft::backends::ReduceInto(t, weft::ReduceOp::kSum, inout.data(), in.data(), count);
+        weft::device::host::ReduceInto(t, weft::ReduceOp::kSum, inout.data(), in.data(), count);
     if (!s.ok()) state.SkipWithError(s.message().c_str());
     benchmark::ClobberMemory();
   }

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "backends/reduce/reduce.hpp"
+#include "device/host/reduce/reduce.hpp"
 
 namespace weft::api::check {
 namespace {
@@ -16,8 +16,8 @@ Status ReduceBlocks(const Record& r, std::span<const Slot> all, uint64_t offset,
   const uint64_t bytes = r.count * ItemSize(TypeOf(r));
   if (bytes) std::memcpy(out, all[0].payload + offset, bytes);
   for (size_t m = 1; m < all.size(); ++m)
-    WEFT_RETURN_IF_ERROR(backends::ReduceInto(TypeOf(r), static_cast<ReduceOp>(r.op), out,
-                                              all[m].payload + offset, r.count));
+    WEFT_RETURN_IF_ERROR(device::host::ReduceInto(TypeOf(r), static_cast<ReduceOp>(r.op), out,
+                                                  all[m].payload + offset, r.count));
   return Status::Ok();
 }
 

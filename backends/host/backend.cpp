@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "backends/bootstrap/store_client.hpp"
-#include "backends/reduce/reduce.hpp"
 #include "common/log.hpp"
+#include "device/host/reduce/reduce.hpp"
 
 namespace weft::backends {
 namespace {
@@ -79,11 +79,11 @@ struct HostCallbacks {
   static void Free(void*, void* p) { std::free(p); }
   static weft_status_t Reduce(void*, DLDataType t, int32_t op, void* inout, const void* in,
                               uint64_t count) {
-    return Report(
-        ReduceInto(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op), inout, in, count));
+    return Report(device::host::ReduceInto(DType{t.code, t.bits, t.lanes},
+                                           static_cast<ReduceOp>(op), inout, in, count));
   }
   static weft_bk_reduce_fn ReduceKernelOf(void*, DLDataType t, int32_t op) {
-    return ReduceKernel(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op));
+    return device::host::ReduceKernel(DType{t.code, t.bits, t.lanes}, static_cast<ReduceOp>(op));
   }
 };
 

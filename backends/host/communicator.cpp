@@ -5,8 +5,9 @@
 #include <vector>
 
 #include "backends/host/composed_ops.hpp"
-#include "backends/reduce/reduce.hpp"
 #include "common/clock.hpp"
+#include "device/element.hpp"
+#include "device/queue.hpp"
 
 namespace weft::backends {
 namespace {
@@ -258,23 +259,27 @@ Status Communicator::WaitOne(Request& req, int64_t timeout_ms, const OpArgs& a) 
 Status Communicator::AvgAllreduce(const void* send, void* recv, uint64_t count, DType t,
                                   const OpArgs& a) {
   // SPEC §2.4: accumulate in float64 (complex128) for types of 32 bits or fewer, so that
-  // R→P(avg)→R returns x bit-exactly; divide once at the end.
-  const DType acc_t = AvgAccumulatorType(t);
-  std::vector<char> acc(count * ItemSize(acc_t));
-  WEFT_RETURN_IF_ERROR(WidenToAccumulator(t, send, acc.data(), count));
+  // R→P(avg)→R returns x bit-exactly; divide once at the end. The accumulator lives, and the
+  // conversions run, on the buffers' device.
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
+  const DType acc_t = device::AccumulatorType(t);
+  WEFT_ASSIGN_OR_RETURN(device::Buffer acc, q.Allocate(count * ItemSize(acc_t)));
+  WEFT_RETURN_IF_ERROR(q.Widen(t, send, acc.data(), count));
   WEFT_RETURN_IF_ERROR(Allreduce(acc.data(), acc.data(), count, acc_t, ReduceOp::kSum, a));
-  return NarrowFromAccumulatorDividing(t, acc.data(), recv, count, size());
+  return q.Narrow(t, acc.data(), recv, count, size());
 }
 
 Status Communicator::AvgReduceScatterv(const void* send, void* recv,
                                        std::span<const uint64_t> counts, DType t, const OpArgs& a) {
-  const DType acc_t = AvgAccumulatorType(t);
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
+  const DType acc_t = device::AccumulatorType(t);
   uint64_t total = 0;
   for (uint64_t c : counts) total += c;
-  std::vector<char> acc(total * ItemSize(acc_t)), mine(counts[index_] * ItemSize(acc_t));
-  WEFT_RETURN_IF_ERROR(WidenToAccumulator(t, send, acc.data(), total));
+  WEFT_ASSIGN_OR_RETURN(device::Buffer acc, q.Allocate(total * ItemSize(acc_t)));
+  WEFT_ASSIGN_OR_RETURN(device::Buffer mine, q.Allocate(counts[index_] * ItemSize(acc_t)));
+  WEFT_RETURN_IF_ERROR(q.Widen(t, send, acc.data(), total));
   WEFT_RETURN_IF_ERROR(ReduceScatterv(acc.data(), mine.data(), counts, acc_t, ReduceOp::kSum, a));
-  return NarrowFromAccumulatorDividing(t, mine.data(), recv, counts[index_], size());
+  return q.Narrow(t, mine.data(), recv, counts[index_], size());
 }
 
 }  // namespace weft::backends

@@ -5,9 +5,9 @@
 #include <numeric>
 #include <vector>
 
-#include "backends/reduce/reduce.hpp"
-#include "backends/reduce/reduce_args.hpp"
 #include "common/copy.hpp"
+#include "device/host/reduce/reduce.hpp"
+#include "device/host/reduce/reduce_args.hpp"
 
 namespace weft::backends::composed {
 namespace {
@@ -67,7 +67,7 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   std::vector<char> acc(max_count * item), tmp(max_count * item);
   const char* own = in + displ[me] * item;
   const uint64_t own_bytes = counts[me] * item;
-  const bool staged = out != own && detail::Overlaps(out, own_bytes, own, own_bytes);
+  const bool staged = out != own && device::host::detail::Overlaps(out, own_bytes, own, own_bytes);
   const int64_t tag = c.NextInternalTag();
   for (int32_t s = 0; s < n - 1; ++s) {
     const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);
@@ -76,7 +76,8 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
                                   counts[rb] * item, Mod(me - 1, n), tag, a));
     // The last block received is this rank's own.
     char* dst = s == n - 2 && !staged ? out : acc.data();
-    WEFT_RETURN_IF_ERROR(Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
+    WEFT_RETURN_IF_ERROR(
+        device::host::Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
   }
   if (staged) CopyBytes(out, acc.data(), own_bytes);
   return Status::Ok();

@@ -200,22 +200,28 @@ Status CrossExecutor::Run(const std::vector<TensorView>& in, const std::vector<T
                           const backends::OpArgs& args) const {
   if (!in_src_ && !in_dst_) return Status::Ok();
   if (ws.parts.size() < 3) ws.parts.resize(3);
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(args.device, args.stream));
   const int64_t item = ItemSize(src_->dtype());
-  auto buffer = [&](std::vector<char>& buf, const Box& block) {
+  auto buffer = [&](device::Workspace& buf, const Box& block) -> Result<TensorView> {
     const auto bytes = static_cast<size_t>(block.Volume() * item);
-    if (buf.size() < bytes) buf.resize(bytes);
-    return CompactView(buf.data(), block, item);
+    WEFT_ASSIGN_OR_RETURN(char* p, q.Reserve(buf, bytes));
+    return CompactView(p, block, item);
   };
   TensorView from, to;
   if (in_src_) {
     from = in[0];
     if (pre_) {  // reduce the source's Partial dims on the source mesh
-      from = buffer(ws.parts[2].inter[0], from_block_);
+      WEFT_ASSIGN_OR_RETURN(from, buffer(ws.parts[2].inter[0], from_block_));
       WEFT_RETURN_IF_ERROR(pre_->Run(&in[0], &from, ws.parts[0], groups, args));
     }
   }
-  if (in_dst_) to = post_ ? buffer(ws.parts[2].inter[1], to_block_) : out[0];
-  if (keep_) CopyBox(from, to, *keep_);
+  if (in_dst_) {
+    to = out[0];
+    if (post_) {
+      WEFT_ASSIGN_OR_RETURN(to, buffer(ws.parts[2].inter[1], to_block_));
+    }
+  }
+  if (keep_) WEFT_RETURN_IF_ERROR(CopyBox(q, from, to, *keep_));
   if (group_.size() > 1) {
     const size_t n = group_.size();
     std::vector<uint64_t> sc(n, 0), sd(n, 0), rc(n, 0), rd(n, 0);
@@ -229,16 +235,16 @@ Status CrossExecutor::Run(const std::vector<TensorView>& in, const std::vector<T
       rt += rc[k];
     }
     static char dummy[16];
-    if (ws.send.size() < st * item) ws.send.resize(st * item);
-    if (ws.recv.size() < rt * item) ws.recv.resize(rt * item);
-    char* sbuf = st ? ws.send.data() : dummy;
-    char* rbuf = rt ? ws.recv.data() : dummy;
+    WEFT_ASSIGN_OR_RETURN(char* sbuf, q.Reserve(ws.send, st * item));
+    WEFT_ASSIGN_OR_RETURN(char* rbuf, q.Reserve(ws.recv, rt * item));
+    if (st == 0) sbuf = dummy;
+    if (rt == 0) rbuf = dummy;
     for (size_t k = 0; k < n; ++k)
-      if (sc[k]) Pack(from, sends_[k], sbuf + sd[k] * item);
+      if (sc[k]) WEFT_RETURN_IF_ERROR(Pack(q, from, sends_[k], sbuf + sd[k] * item));
     WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, groups(group_));
     WEFT_RETURN_IF_ERROR(comm->Alltoallv(sbuf, sc, sd, rbuf, rc, rd, src_->dtype(), args));
     for (size_t k = 0; k < n; ++k)
-      if (rc[k]) Unpack(rbuf + rd[k] * item, to, recvs_[k]);
+      if (rc[k]) WEFT_RETURN_IF_ERROR(Unpack(q, rbuf + rd[k] * item, to, recvs_[k]));
   }
   if (in_dst_ && post_) WEFT_RETURN_IF_ERROR(post_->Run(&to, &out[0], ws.parts[1], groups, args));
   return Status::Ok();

@@ -69,26 +69,23 @@ Status Executor::Run(const TensorView* in, const TensorView* out, Workspace& ws,
                      const GroupFn& groups, const backends::OpArgs& args) const {
   if (!in_mesh_) return Status::Ok();
   if (!in || !out) return Internal("redistribute: a mesh rank ran without buffers");
-  if (steps_.empty()) {
-    CopyBox(*in, *out, in->block);  // src and dst hold the same blocks
-    return Status::Ok();
-  }
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(args.device, args.stream));
+  if (steps_.empty()) return CopyBox(q, *in, *out, in->block);  // src and dst: the same blocks
   const int64_t item = in->item;
   TensorView from = *in;
   for (size_t k = 0; k < steps_.size(); ++k) {
     const planner::RankStep& rs = steps_[k];
     TensorView to = *out;
     if (k + 1 < steps_.size()) {
-      std::vector<char>& buf = ws.inter[k % 2];
       const auto bytes = static_cast<size_t>(rs.to_block.Volume() * item);
-      if (buf.size() < bytes) buf.resize(bytes);
-      to = CompactView(buf.data(), rs.to_block, item);
+      WEFT_ASSIGN_OR_RETURN(char* buf, q.Reserve(ws.inter[k % 2], bytes));
+      to = CompactView(buf, rs.to_block, item);
     }
     backends::Communicator* comm = nullptr;
     if (!rs.group.empty()) {
       WEFT_ASSIGN_OR_RETURN(comm, groups(rs.group));
     }
-    WEFT_RETURN_IF_ERROR(RunStep(plan_.steps[k], rs, from, to, ws, comm, args));
+    WEFT_RETURN_IF_ERROR(RunStep(plan_.steps[k], rs, from, to, ws, q, comm, args));
     from = to;
   }
   return Status::Ok();

@@ -11,6 +11,8 @@
 
 #include "backends/host/communicator.hpp"
 #include "common/result.hpp"
+#include "device/buffer.hpp"
+#include "device/queue.hpp"
 #include "placement/executor/tensor_view.hpp"
 #include "placement/planner/plan.hpp"
 
@@ -20,10 +22,11 @@ namespace weft::placement::executor {
 // order); the caller owns it.
 using GroupFn = std::function<Result<backends::Communicator*>(const std::vector<int32_t>& ranks)>;
 
-// Memory an execution needs besides the user's buffers. One per execution in flight.
+// Memory an execution needs besides the user's buffers, on the buffers' device. One per
+// execution in flight; reused (grown, never shrunk) across executions.
 struct Workspace {
-  std::vector<char> inter[2];    // the blocks of intermediate layouts (ping-pong)
-  std::vector<char> send, recv;  // packed pieces
+  device::Workspace inter[2];    // the blocks of intermediate layouts (ping-pong)
+  device::Workspace send, recv;  // packed pieces
 };
 
 class Executor {
@@ -60,10 +63,11 @@ class Executor {
   int64_t extra_bytes_ = 0;
 };
 
-// One step on `comm` (null for local steps), from one view into another.
+// One step on `comm` (null for local steps), from one view into another; `q` does the
+// memory's copies, fills and staging.
 Status RunStep(const planner::Step& step, const planner::RankStep& rs, const TensorView& from,
-               const TensorView& to, Workspace& ws, backends::Communicator* comm,
-               const backends::OpArgs& args);
+               const TensorView& to, Workspace& ws, const device::Queue& q,
+               backends::Communicator* comm, const backends::OpArgs& args);
 // The workspace bytes RunStep packs into for these views (0 when every piece is direct).
 int64_t StagedBytes(const planner::Step& step, const planner::RankStep& rs, const TensorView& from,
                     const TensorView& to);

@@ -104,7 +104,10 @@ Status BatchExecutor::Run(const std::vector<TensorView>& in, const std::vector<T
   if (in.size() != parts_.size() || out.size() != parts_.size())
     return Internal("redistribute: a batched plan ran with the wrong number of buffers");
   if (ws.parts.size() < parts_.size()) ws.parts.resize(parts_.size());
-  if (fused_) return RunFused(in, out, ws, groups, args);
+  if (fused_) {
+    WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(args.device, args.stream));
+    return RunFused(in, out, ws, q, groups, args);
+  }
   for (size_t i = 0; i < parts_.size(); ++i)
     WEFT_RETURN_IF_ERROR(parts_[i]->Run(&in[i], &out[i], ws.parts[i], groups, args));
   return Status::Ok();
@@ -112,10 +115,11 @@ Status BatchExecutor::Run(const std::vector<TensorView>& in, const std::vector<T
 
 Status BatchExecutor::RunFused(const std::vector<TensorView>& in,
                                const std::vector<TensorView>& out, BatchWorkspace& ws,
-                               const GroupFn& groups, const backends::OpArgs& args) const {
+                               const device::Queue& q, const GroupFn& groups,
+                               const backends::OpArgs& args) const {
   const size_t n = parts_.size(), steps = parts_[0]->steps().size();
   if (steps == 0) {
-    for (size_t i = 0; i < n; ++i) CopyBox(in[i], out[i], in[i].block);
+    for (size_t i = 0; i < n; ++i) WEFT_RETURN_IF_ERROR(CopyBox(q, in[i], out[i], in[i].block));
     return Status::Ok();
   }
   std::vector<TensorView> from = in, to(n);
@@ -124,20 +128,19 @@ Status BatchExecutor::RunFused(const std::vector<TensorView>& in,
       const planner::RankStep& rs = parts_[i]->steps()[k];
       to[i] = out[i];
       if (k + 1 < steps) {
-        std::vector<char>& buf = ws.parts[i].inter[k % 2];
         const auto bytes = static_cast<size_t>(rs.to_block.Volume() * in[i].item);
-        if (buf.size() < bytes) buf.resize(bytes);
-        to[i] = CompactView(buf.data(), rs.to_block, in[i].item);
+        WEFT_ASSIGN_OR_RETURN(char* buf, q.Reserve(ws.parts[i].inter[k % 2], bytes));
+        to[i] = CompactView(buf, rs.to_block, in[i].item);
       }
     }
     const planner::RankStep& rs0 = parts_[0]->steps()[k];
     if (rs0.group.empty()) {  // local: each tensor on its own
       for (size_t i = 0; i < n; ++i)
         WEFT_RETURN_IF_ERROR(RunStep(parts_[i]->plan().steps[k], parts_[i]->steps()[k], from[i],
-                                     to[i], ws.parts[i], nullptr, args));
+                                     to[i], ws.parts[i], q, nullptr, args));
     } else {
       WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, groups(rs0.group));
-      WEFT_RETURN_IF_ERROR(RunFusedStep(parts_, k, from, to, ws, *comm, args));
+      WEFT_RETURN_IF_ERROR(RunFusedStep(parts_, k, from, to, ws, q, *comm, args));
     }
     from = to;
   }

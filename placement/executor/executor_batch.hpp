@@ -48,7 +48,8 @@ class BatchExecutor : public Runnable {
  private:
   BatchExecutor() = default;
   Status RunFused(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-                  BatchWorkspace& ws, const GroupFn& groups, const backends::OpArgs& args) const;
+                  BatchWorkspace& ws, const device::Queue& q, const GroupFn& groups,
+                  const backends::OpArgs& args) const;
 
   std::vector<std::shared_ptr<const Executor>> parts_;
   bool fused_ = false;
@@ -59,7 +60,8 @@ class BatchExecutor : public Runnable {
 // One fused communicating step of every part (k: the step index) on `comm`.
 Status RunFusedStep(const std::vector<std::shared_ptr<const Executor>>& parts, size_t k,
                     const std::vector<TensorView>& from, const std::vector<TensorView>& to,
-                    BatchWorkspace& ws, backends::Communicator& comm, const backends::OpArgs& args);
+                    BatchWorkspace& ws, const device::Queue& q, backends::Communicator& comm,
+                    const backends::OpArgs& args);
 // Bytes of combined pieces a fused step k stages on this rank.
 int64_t FusedStagedBytes(const std::vector<std::shared_ptr<const Executor>>& parts, size_t k);
 

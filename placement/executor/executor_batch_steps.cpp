@@ -8,6 +8,7 @@
 namespace weft::placement::executor {
 namespace {
 
+using device::Queue;
 using planner::RankStep;
 using planner::StepKind;
 using Parts = std::vector<std::shared_ptr<const Executor>>;
@@ -19,9 +20,10 @@ char* NonNull(char* p) {
   return p ? p : dummy;
 }
 
-char* Grow(std::vector<char>& buf, int64_t bytes) {
-  if (static_cast<int64_t>(buf.size()) < bytes) buf.resize(static_cast<size_t>(bytes));
-  return NonNull(buf.data());
+// At least `bytes` of the workspace buffer, on the queue's device.
+Result<char*> Stage(const Queue& q, device::Workspace& buf, int64_t bytes) {
+  WEFT_ASSIGN_OR_RETURN(char* p, q.Reserve(buf, static_cast<size_t>(bytes)));
+  return NonNull(p);
 }
 
 // boxes[i][j]: tensor i's piece for member j (empty: none).
@@ -53,33 +55,35 @@ Combined Combine(const Pieces& pieces, const std::vector<size_t>& which,
   return c;
 }
 
-void PackAll(const Pieces& pieces, const std::vector<size_t>& which,
-             const std::vector<TensorView>& v, char* base) {
+Status PackAll(const Queue& q, const Pieces& pieces, const std::vector<size_t>& which,
+               const std::vector<TensorView>& v, char* base) {
   int64_t at = 0;
   for (size_t j = 0; j < (which.empty() ? 0 : pieces[which[0]].size()); ++j)
     for (size_t i : which) {
       const Box& b = pieces[i][j];
       if (b.Empty()) continue;
-      Pack(v[i], b, base + at);
+      WEFT_RETURN_IF_ERROR(Pack(q, v[i], b, base + at));
       at += b.Volume() * v[i].item;
     }
+  return Status::Ok();
 }
 
-void UnpackAll(const Pieces& pieces, const std::vector<size_t>& which,
-               const std::vector<TensorView>& v, const char* base) {
+Status UnpackAll(const Queue& q, const Pieces& pieces, const std::vector<size_t>& which,
+                 const std::vector<TensorView>& v, const char* base) {
   int64_t at = 0;
   for (size_t j = 0; j < (which.empty() ? 0 : pieces[which[0]].size()); ++j)
     for (size_t i : which) {
       const Box& b = pieces[i][j];
       if (b.Empty()) continue;
-      Unpack(base + at, v[i], b);
+      WEFT_RETURN_IF_ERROR(Unpack(q, base + at, v[i], b));
       at += b.Volume() * v[i].item;
     }
+  return Status::Ok();
 }
 
 Status Movement(const Parts& parts, size_t k, const std::vector<TensorView>& from,
-                const std::vector<TensorView>& to, BatchWorkspace& ws, backends::Communicator& comm,
-                const backends::OpArgs& args) {
+                const std::vector<TensorView>& to, BatchWorkspace& ws, const Queue& q,
+                backends::Communicator& comm, const backends::OpArgs& args) {
   const size_t n = parts.size();
   const RankStep& rs0 = parts[0]->steps()[k];
   const size_t members = rs0.group.size(), self = static_cast<size_t>(rs0.self_index);
@@ -97,31 +101,31 @@ Status Movement(const Parts& parts, size_t k, const std::vector<TensorView>& fro
     if (gather && rs.keep) recv[i][self] = *rs.keep;
   }
   const Combined r = Combine(recv, all, item, members, 1);
-  char* rbuf = Grow(ws.recv, r.total);
+  WEFT_ASSIGN_OR_RETURN(char* rbuf, Stage(q, ws.recv, r.total));
   if (gather) {
     Pieces mine(n, std::vector<Box>(1));
     for (size_t i = 0; i < n; ++i) mine[i][0] = recv[i][self];
-    char* sbuf = Grow(ws.send, static_cast<int64_t>(r.counts[self]));
-    PackAll(mine, all, from, sbuf);
+    WEFT_ASSIGN_OR_RETURN(char* sbuf, Stage(q, ws.send, static_cast<int64_t>(r.counts[self])));
+    WEFT_RETURN_IF_ERROR(PackAll(q, mine, all, from, sbuf));
     WEFT_RETURN_IF_ERROR(
         comm.Allgatherv(sbuf, r.counts[self], rbuf, r.counts, r.displs, kBytes, args));
   } else {
     const Combined s = Combine(send, all, item, members, 1);
-    char* sbuf = Grow(ws.send, s.total);
-    PackAll(send, all, from, sbuf);
+    WEFT_ASSIGN_OR_RETURN(char* sbuf, Stage(q, ws.send, s.total));
+    WEFT_RETURN_IF_ERROR(PackAll(q, send, all, from, sbuf));
     for (size_t i = 0; i < n; ++i)
-      if (const auto& keep = parts[i]->steps()[k].keep) CopyBox(from[i], to[i], *keep);
+      if (const auto& keep = parts[i]->steps()[k].keep)
+        WEFT_RETURN_IF_ERROR(CopyBox(q, from[i], to[i], *keep));
     WEFT_RETURN_IF_ERROR(
         comm.Alltoallv(sbuf, s.counts, s.displs, rbuf, r.counts, r.displs, kBytes, args));
   }
-  UnpackAll(recv, all, to, rbuf);
-  return Status::Ok();
+  return UnpackAll(q, recv, all, to, rbuf);
 }
 
 // One collective per dtype, over the tensors of that dtype with a non-empty block (the
 // members of a Partial group hold the same blocks, so they agree on which those are).
 Status Reduction(const Parts& parts, size_t k, const std::vector<TensorView>& from,
-                 const std::vector<TensorView>& to, BatchWorkspace& ws,
+                 const std::vector<TensorView>& to, BatchWorkspace& ws, const Queue& q,
                  backends::Communicator& comm, const backends::OpArgs& args) {
   const size_t n = parts.size();
   const planner::Step& step0 = parts[0]->plan().steps[k];
@@ -153,15 +157,15 @@ Status Reduction(const Parts& parts, size_t k, const std::vector<TensorView>& fr
     const int64_t unit = ItemSize(t);
     const Combined s = Combine(in, which, item, in[which[0]].size(), unit);
     const Combined r = Combine(out, which, item, 1, unit);
-    char* sbuf = Grow(ws.send, s.total);
-    char* rbuf = Grow(ws.recv, r.total);
-    PackAll(in, which, from, sbuf);
+    WEFT_ASSIGN_OR_RETURN(char* sbuf, Stage(q, ws.send, s.total));
+    WEFT_ASSIGN_OR_RETURN(char* rbuf, Stage(q, ws.recv, r.total));
+    WEFT_RETURN_IF_ERROR(PackAll(q, in, which, from, sbuf));
     if (step0.kind == StepKind::kAllReduce) {
       WEFT_RETURN_IF_ERROR(comm.Allreduce(sbuf, rbuf, r.counts[0], t, step0.op, args));
     } else {
       WEFT_RETURN_IF_ERROR(comm.ReduceScatterv(sbuf, rbuf, s.counts, t, step0.op, args));
     }
-    UnpackAll(out, which, to, rbuf);
+    WEFT_RETURN_IF_ERROR(UnpackAll(q, out, which, to, rbuf));
   }
   return Status::Ok();
 }
@@ -169,16 +173,16 @@ Status Reduction(const Parts& parts, size_t k, const std::vector<TensorView>& fr
 }  // namespace
 
 Status RunFusedStep(const Parts& parts, size_t k, const std::vector<TensorView>& from,
-                    const std::vector<TensorView>& to, BatchWorkspace& ws,
+                    const std::vector<TensorView>& to, BatchWorkspace& ws, const Queue& q,
                     backends::Communicator& comm, const backends::OpArgs& args) {
   switch (parts[0]->plan().steps[k].kind) {
     case StepKind::kLocal:
       return Internal("redistribute: a local step reached the fused collective path");
     case StepKind::kAllReduce:
     case StepKind::kReduceScatter:
-      return Reduction(parts, k, from, to, ws, comm, args);
+      return Reduction(parts, k, from, to, ws, q, comm, args);
     default:
-      return Movement(parts, k, from, to, ws, comm, args);
+      return Movement(parts, k, from, to, ws, q, comm, args);
   }
 }
 

@@ -2,10 +2,8 @@
 // receives) is either direct — every piece is a contiguous run of the buffer, addressed by a
 // displacement from the lowest one — or staged: packed into (unpacked from) the workspace.
 #include <algorithm>
-#include <cstring>
 #include <string>
 
-#include "backends/reduce/reduce.hpp"
 #include "placement/executor/executor.hpp"
 #include "placement/executor/pairwise.hpp"
 
@@ -14,6 +12,7 @@ namespace {
 
 using backends::Communicator;
 using backends::OpArgs;
+using device::Queue;
 using planner::RankStep;
 using planner::Step;
 using planner::StepKind;
@@ -96,22 +95,25 @@ std::vector<Box> ByMember(const std::vector<planner::Transfer>& list, size_t n, 
   return boxes;
 }
 
-char* Grow(std::vector<char>& buf, int64_t bytes) {
-  if (static_cast<int64_t>(buf.size()) < bytes) buf.resize(static_cast<size_t>(bytes));
-  return buf.data();
+// At least `bytes` of the workspace buffer, on the queue's device.
+Result<char*> Stage(const Queue& q, device::Workspace& buf, int64_t bytes) {
+  WEFT_ASSIGN_OR_RETURN(char* p, q.Reserve(buf, static_cast<size_t>(bytes)));
+  return NonNull(p);
 }
 
 // Pointer to the base of a side: the view's own memory (direct) or the staging buffer.
-char* SideBase(const Side& s, const TensorView& v, std::vector<char>& stage) {
+Result<char*> SideBase(const Queue& q, const Side& s, const TensorView& v,
+                       device::Workspace& stage) {
   if (s.direct) return NonNull(v.data ? v.data + s.base * v.item : nullptr);
-  return NonNull(Grow(stage, s.staged * v.item));
+  return Stage(q, stage, s.staged * v.item);
 }
 
-void UnpackSide(const Side& s, const std::vector<Box>& boxes, const TensorView& v,
-                const char* base) {
-  if (s.direct) return;
+Status UnpackSide(const Queue& q, const Side& s, const std::vector<Box>& boxes, const TensorView& v,
+                  const char* base) {
+  if (s.direct) return Status::Ok();
   for (size_t k = 0; k < boxes.size(); ++k)
-    if (!boxes[k].Empty()) Unpack(base + s.displs[k] * v.item, v, boxes[k]);
+    WEFT_RETURN_IF_ERROR(Unpack(q, base + s.displs[k] * v.item, v, boxes[k]));
+  return Status::Ok();
 }
 
 // The receive side of an all-gather includes this rank's own block (the collective places it),
@@ -135,7 +137,7 @@ MovementSides PlanMovement(const RankStep& rs, const TensorView& from, const Ten
 }
 
 Status Movement(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
-                Workspace& ws, Communicator& comm, const OpArgs& args) {
+                Workspace& ws, const Queue& q, Communicator& comm, const OpArgs& args) {
   if (step.kind != StepKind::kAllGather) {
     // Pipelined point-to-point rather than the backend's all-to-all-v: packing, the kept
     // block's copy and unpacking overlap the transfers (pairwise.hpp).
@@ -143,22 +145,21 @@ Status Movement(const Step& step, const RankStep& rs, const TensorView& from, co
     return PairwiseExchange(ByMember(rs.sends, n, rs.from_block.ndim),
                             ByMember(rs.recvs, n, rs.to_block.ndim),
                             static_cast<size_t>(rs.self_index), rs.keep ? &*rs.keep : nullptr, from,
-                            to, ws.send, ws.recv, comm, args);
+                            to, ws.send, ws.recv, q, comm, args);
   }
   const DType t = step.from->dtype();
   MovementSides m = PlanMovement(rs, from, to);
-  char* recv = SideBase(m.recv, to, ws.recv);
+  WEFT_ASSIGN_OR_RETURN(char* recv, SideBase(q, m.recv, to, ws.recv));
   const int64_t mine = rs.keep ? rs.keep->Volume() : 0;
   const char* send = NonNull(rs.keep ? from.At(rs.keep->offset.data()) : nullptr);
   if (!m.own_direct) {
-    char* packed = Grow(ws.send, mine * from.item);
-    Pack(from, *rs.keep, packed);
+    WEFT_ASSIGN_OR_RETURN(char* packed, Stage(q, ws.send, mine * from.item));
+    WEFT_RETURN_IF_ERROR(Pack(q, from, *rs.keep, packed));
     send = packed;
   }
   WEFT_RETURN_IF_ERROR(comm.Allgatherv(send, static_cast<uint64_t>(mine), recv, m.recv.counts,
                                        m.recv.displs, t, args));
-  UnpackSide(m.recv, m.recv_boxes, to, recv);
-  return Status::Ok();
+  return UnpackSide(q, m.recv, m.recv_boxes, to, recv);
 }
 
 // Reduce-scatter: the send side is from_block cut into the members' new blocks, in member
@@ -188,36 +189,40 @@ Side PlanScatterSend(const RankStep& rs, const TensorView& from, std::vector<Box
 }
 
 Status Reduction(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
-                 Workspace& ws, Communicator& comm, const OpArgs& args) {
+                 Workspace& ws, const Queue& q, Communicator& comm, const OpArgs& args) {
   const DType t = step.from->dtype();
   const int64_t item = from.item;
   // Every member of a Partial group holds the same block: all skip an empty one together.
   if (rs.from_block.Empty()) return Status::Ok();
   const bool recv_direct = rs.to_block.Empty() || IsContiguous(to, rs.to_block);
-  char* recv = recv_direct
-                   ? NonNull(rs.to_block.Empty() ? nullptr : to.At(rs.to_block.offset.data()))
-                   : Grow(ws.recv, rs.to_block.Volume() * item);
+  char* recv = NonNull(rs.to_block.Empty() ? nullptr : to.At(rs.to_block.offset.data()));
+  if (!recv_direct) {
+    WEFT_ASSIGN_OR_RETURN(recv, Stage(q, ws.recv, rs.to_block.Volume() * item));
+  }
   if (step.kind == StepKind::kAllReduce) {
-    const bool send_direct = IsContiguous(from, rs.from_block);
-    char* send = send_direct ? from.At(rs.from_block.offset.data())
-                             : Grow(ws.send, rs.from_block.Volume() * item);
-    if (!send_direct) Pack(from, rs.from_block, send);
+    char* send = from.At(rs.from_block.offset.data());
+    if (!IsContiguous(from, rs.from_block)) {
+      WEFT_ASSIGN_OR_RETURN(send, Stage(q, ws.send, rs.from_block.Volume() * item));
+      WEFT_RETURN_IF_ERROR(Pack(q, from, rs.from_block, send));
+    }
     WEFT_RETURN_IF_ERROR(
         comm.Allreduce(send, recv, static_cast<uint64_t>(rs.to_block.Volume()), t, step.op, args));
   } else {
     std::vector<Box> pieces;
     const Side s = PlanScatterSend(rs, from, &pieces);
-    char* send = s.direct ? from.At(rs.from_block.offset.data()) : Grow(ws.send, s.staged * item);
-    if (!s.direct)
+    char* send = from.At(rs.from_block.offset.data());
+    if (!s.direct) {
+      WEFT_ASSIGN_OR_RETURN(send, Stage(q, ws.send, s.staged * item));
       for (size_t k = 0; k < pieces.size(); ++k)
-        if (!pieces[k].Empty()) Pack(from, pieces[k], send + s.displs[k] * item);
+        WEFT_RETURN_IF_ERROR(Pack(q, from, pieces[k], send + s.displs[k] * item));
+    }
     WEFT_RETURN_IF_ERROR(comm.ReduceScatterv(send, recv, s.counts, t, step.op, args));
   }
-  if (!recv_direct) Unpack(recv, to, rs.to_block);
-  return Status::Ok();
+  return recv_direct ? Status::Ok() : Unpack(q, recv, to, rs.to_block);
 }
 
-Status Local(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to) {
+Status Local(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
+             const Queue& q) {
   // SPEC §2.4: a conjugate writes the op's identity wherever this rank does not keep the value.
   // Where it keeps the whole block (avg, max and min from R: every rank keeps x) it is only
   // the copy below; avg has no identity element to fill with.
@@ -225,23 +230,21 @@ Status Local(const Step& step, const RankStep& rs, const TensorView& from, const
   if (step.conjugate && !rs.to_block.Empty() && !keeps_all) {
     if (step.op == ReduceOp::kAvg)
       return Internal("redistribute: a P(avg) conjugate that does not keep its whole block");
-    char identity[16];
-    WEFT_RETURN_IF_ERROR(backends::FillIdentity(step.from->dtype(), step.op, identity, 1));
-    FillBox(to, rs.to_block, identity);
+    WEFT_RETURN_IF_ERROR(q.FillIdentity(step.from->dtype(), step.op, RegionOf(to, rs.to_block),
+                                        ShapeOf(rs.to_block)));
   }
-  if (rs.keep) CopyBox(from, to, *rs.keep);
-  return Status::Ok();
+  return rs.keep ? CopyBox(q, from, to, *rs.keep) : Status::Ok();
 }
 
 }  // namespace
 
 Status RunStep(const Step& step, const RankStep& rs, const TensorView& from, const TensorView& to,
-               Workspace& ws, Communicator* comm, const OpArgs& args) {
-  if (step.kind == StepKind::kLocal) return Local(step, rs, from, to);
+               Workspace& ws, const Queue& q, Communicator* comm, const OpArgs& args) {
+  if (step.kind == StepKind::kLocal) return Local(step, rs, from, to, q);
   if (!comm) return Internal("redistribute: a communicating step has no communicator");
   if (step.kind == StepKind::kAllReduce || step.kind == StepKind::kReduceScatter)
-    return Reduction(step, rs, from, to, ws, *comm, args);
-  return Movement(step, rs, from, to, ws, *comm, args);
+    return Reduction(step, rs, from, to, ws, q, *comm, args);
+  return Movement(step, rs, from, to, ws, q, *comm, args);
 }
 
 int64_t StagedBytes(const Step& step, const RankStep& rs, const TensorView& from,

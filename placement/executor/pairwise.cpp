@@ -91,12 +91,13 @@ Result<std::unique_ptr<backends::Communicator::Request>> PostInPlace(
 // the whole keep copy on both sides).
 using Requests = std::vector<std::unique_ptr<backends::Communicator::Request>>;
 
-Status CopyKeptWhileProgressing(const TensorView& from, const TensorView& to, const Box& keep,
-                                Requests& recvs, Requests& sends, backends::Communicator& comm) {
+Status CopyKeptWhileProgressing(const device::Queue& q, const TensorView& from,
+                                const TensorView& to, const Box& keep, Requests& recvs,
+                                Requests& sends, backends::Communicator& comm) {
   constexpr int64_t kSliceBytes = int64_t{64} << 10;
   size_t next = 0;  // the first request (receives, then sends) not yet seen done
   for (const Box& c : Chunks(keep, from.item, kSliceBytes)) {
-    CopyBox(from, to, c);
+    WEFT_RETURN_IF_ERROR(CopyBox(q, from, to, c));
     while (next < recvs.size() + sends.size()) {
       auto& r = next < recvs.size() ? recvs[next] : sends[next - recvs.size()];
       WEFT_ASSIGN_OR_RETURN(const bool done, comm.Test(*r));
@@ -113,8 +114,9 @@ Result<int64_t> AlltoallChunkBytes() { return params::Int("WEFT_ALLTOALL_CHUNK_B
 
 Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
                         size_t self, const Box* keep, const TensorView& from, const TensorView& to,
-                        std::vector<char>& send_stage, std::vector<char>& recv_stage,
-                        backends::Communicator& comm, const backends::OpArgs& args) {
+                        device::Workspace& send_stage, device::Workspace& recv_stage,
+                        const device::Queue& q, backends::Communicator& comm,
+                        const backends::OpArgs& args) {
   const int64_t item = from.item;
   const size_t n = send_boxes.size();
   WEFT_ASSIGN_OR_RETURN(const int64_t chunk, AlltoallChunkBytes());
@@ -126,10 +128,8 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
   auto sat = StageOffsets(send_boxes, self, from, &stotal);
   auto rat = StageOffsets(recv_boxes, self, to, &rtotal);
   if (strided) stotal = rtotal = 0;
-  if (static_cast<int64_t>(send_stage.size()) < stotal * item)
-    send_stage.resize(static_cast<size_t>(stotal * item));
-  if (static_cast<int64_t>(recv_stage.size()) < rtotal * item)
-    recv_stage.resize(static_cast<size_t>(rtotal * item));
+  WEFT_ASSIGN_OR_RETURN(char* const send_base, q.Reserve(send_stage, stotal * item));
+  WEFT_ASSIGN_OR_RETURN(char* const recv_base, q.Reserve(recv_stage, rtotal * item));
 
   // Every receive first, chunk by chunk, straight into `to` where the piece is contiguous.
   struct Pending {
@@ -152,7 +152,7 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
       }
       continue;
     }
-    char* stage = rat[k] >= 0 ? recv_stage.data() + rat[k] * item : nullptr;
+    char* stage = rat[k] >= 0 ? recv_base + rat[k] * item : nullptr;
     for (const Box& c : Chunks(recv_boxes[k], item, chunk)) {
       char* at = stage ? stage : to.At(c.offset.data());
       WEFT_ASSIGN_OR_RETURN(auto r, comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
@@ -173,11 +173,11 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
       }
       continue;
     }
-    char* stage = sat[k] >= 0 ? send_stage.data() + sat[k] * item : nullptr;
+    char* stage = sat[k] >= 0 ? send_base + sat[k] * item : nullptr;
     for (const Box& c : Chunks(send_boxes[k], item, chunk)) {
       const char* at = from.At(c.offset.data());
       if (stage) {
-        Pack(from, c, stage);
+        WEFT_RETURN_IF_ERROR(Pack(q, from, c, stage));
         at = stage;
         stage += c.Volume() * item;
       }
@@ -187,11 +187,11 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
     }
   }
   if (keep && !keep->Empty()) {
-    WEFT_RETURN_IF_ERROR(CopyKeptWhileProgressing(from, to, *keep, recvs, sends, comm));
+    WEFT_RETURN_IF_ERROR(CopyKeptWhileProgressing(q, from, to, *keep, recvs, sends, comm));
   }
   for (size_t i = 0; i < recvs.size(); ++i) {
     WEFT_RETURN_IF_ERROR(comm.WaitOne(*recvs[i], -1, args));
-    if (pending[i].staged) Unpack(pending[i].staged, to, pending[i].chunk);
+    if (pending[i].staged) WEFT_RETURN_IF_ERROR(Unpack(q, pending[i].staged, to, pending[i].chunk));
   }
   return comm.WaitAll(sends, args);
 }

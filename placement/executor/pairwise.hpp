@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "backends/host/communicator.hpp"
+#include "device/buffer.hpp"
+#include "device/queue.hpp"
 #include "placement/executor/tensor_view.hpp"
 
 namespace weft::placement::executor {
@@ -14,10 +16,12 @@ namespace weft::placement::executor {
 // Moves send_boxes[k] (of `from`) to member k and receives recv_boxes[k] (into `to`) from
 // member k, for every member but this one (`self`); `keep` (may be null) is copied locally
 // while the messages fly. Every member must call it for the same step (one internal tag).
+// Packing, unpacking and the copy go through `q`; staging lives in the two workspaces.
 Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Box>& recv_boxes,
                         size_t self, const Box* keep, const TensorView& from, const TensorView& to,
-                        std::vector<char>& send_stage, std::vector<char>& recv_stage,
-                        backends::Communicator& comm, const backends::OpArgs& args);
+                        device::Workspace& send_stage, device::Workspace& recv_stage,
+                        const device::Queue& q, backends::Communicator& comm,
+                        const backends::OpArgs& args);
 
 // The size of the chunks pieces travel in (WEFT_ALLTOALL_CHUNK_BYTES, 8 MiB): small enough
 // that the first is on the wire while the rest are packed, large enough that per-message costs

@@ -12,7 +12,7 @@ namespace weft::placement::executor {
 
 struct BatchWorkspace {
   std::vector<Workspace> parts;  // per tensor: its intermediate buffers (and its own staging)
-  std::vector<char> send, recv;  // combined pieces (fused steps, cross-mesh exchanges)
+  device::Workspace send, recv;  // combined pieces (fused steps, cross-mesh exchanges)
 };
 
 class Runnable {

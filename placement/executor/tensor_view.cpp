@@ -1,40 +1,6 @@
 #include "placement/executor/tensor_view.hpp"
 
-#include <cstring>
-#include "common/copy.hpp"
-
 namespace weft::placement::executor {
-namespace {
-
-// Calls fn(index of the row's first element, row length) for every innermost row of `box`,
-// in row-major order. A 0-d box is one row of one element.
-template <class Fn>
-void ForEachRow(const Box& box, Fn&& fn) {
-  if (box.Empty()) return;
-  std::array<int64_t, kMaxTensorDims> g{};
-  const int32_t nd = box.ndim;
-  if (nd == 0) {
-    fn(g.data(), int64_t{1});
-    return;
-  }
-  for (int32_t d = 0; d < nd; ++d) g[d] = box.offset[d];
-  const int64_t len = box.shape[nd - 1];
-  while (true) {
-    fn(g.data(), len);
-    int32_t d = nd - 2;
-    for (; d >= 0; --d) {
-      if (++g[d] < box.offset[d] + box.shape[d]) break;
-      g[d] = box.offset[d];
-    }
-    if (d < 0) return;
-  }
-}
-
-int64_t InnerStride(const TensorView& v) {
-  return v.block.ndim == 0 ? 1 : v.strides[v.block.ndim - 1];
-}
-
-}  // namespace
 
 TensorView CompactView(char* data, const Box& block, int64_t item) {
   TensorView v;
@@ -60,58 +26,35 @@ bool IsContiguous(const TensorView& v, const Box& box) {
   return true;
 }
 
-void CopyBox(const TensorView& from, const TensorView& to, const Box& box) {
-  const int64_t item = from.item, fs = InnerStride(from), ts = InnerStride(to);
-  ForEachRow(box, [&](const int64_t* g, int64_t len) {
-    const char* s = from.At(g);
-    char* d = to.At(g);
-    if (fs == 1 && ts == 1) {
-      CopyBytes(d, s, static_cast<size_t>(len * item));
-      return;
-    }
-    for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * ts * item, s + i * fs * item, item);
-  });
+device::Shape ShapeOf(const Box& box) { return device::Shape{box.ndim, box.shape.data()}; }
+
+device::Region RegionOf(const TensorView& v, const Box& box) {
+  return device::Region{box.Empty() ? nullptr : v.At(box.offset.data()), v.strides.data()};
 }
 
-void Pack(const TensorView& v, const Box& box, char* dst) {
-  const int64_t item = v.item, vs = InnerStride(v);
-  ForEachRow(box, [&](const int64_t* g, int64_t len) {
-    const char* s = v.At(g);
-    if (vs == 1) {
-      CopyBytes(dst, s, static_cast<size_t>(len * item));
-    } else {
-      for (int64_t i = 0; i < len; ++i) std::memcpy(dst + i * item, s + i * vs * item, item);
-    }
-    dst += len * item;
-  });
+Status CopyBox(const device::Queue& q, const TensorView& from, const TensorView& to,
+               const Box& box) {
+  if (box.Empty()) return Status::Ok();
+  return q.Copy(RegionOf(to, box), RegionOf(from, box), ShapeOf(box), from.item);
 }
 
-void Unpack(const char* src, const TensorView& v, const Box& box) {
-  const int64_t item = v.item, vs = InnerStride(v);
-  ForEachRow(box, [&](const int64_t* g, int64_t len) {
-    char* d = v.At(g);
-    if (vs == 1) {
-      CopyBytes(d, src, static_cast<size_t>(len * item));
-    } else {
-      for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * vs * item, src + i * item, item);
-    }
-    src += len * item;
-  });
+Status Pack(const device::Queue& q, const TensorView& v, const Box& box, char* dst) {
+  if (box.Empty()) return Status::Ok();
+  const device::Shape s = ShapeOf(box);
+  device::Dims packed;
+  return q.Copy(device::Compact(dst, s, packed), RegionOf(v, box), s, v.item);
 }
 
-void FillBox(const TensorView& v, const Box& box, const char* element) {
-  const int64_t item = v.item, vs = InnerStride(v);
-  // All-zero elements (zeros, +0.0) on contiguous rows: one memset a row.
-  bool zero = true;
-  for (int64_t b = 0; b < item; ++b) zero = zero && element[b] == 0;
-  ForEachRow(box, [&](const int64_t* g, int64_t len) {
-    char* d = v.At(g);
-    if (zero && vs == 1) {
-      std::memset(d, 0, static_cast<size_t>(len * item));
-      return;
-    }
-    for (int64_t i = 0; i < len; ++i) std::memcpy(d + i * vs * item, element, item);
-  });
+Status Unpack(const device::Queue& q, const char* src, const TensorView& v, const Box& box) {
+  if (box.Empty()) return Status::Ok();
+  const device::Shape s = ShapeOf(box);
+  device::Dims packed;
+  return q.Copy(RegionOf(v, box), device::Compact(src, s, packed), s, v.item);
+}
+
+Status FillBox(const device::Queue& q, const TensorView& v, const Box& box, const void* element) {
+  if (box.Empty()) return Status::Ok();
+  return q.Fill(RegionOf(v, box), ShapeOf(box), element, v.item);
 }
 
 }  // namespace weft::placement::executor

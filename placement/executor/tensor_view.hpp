@@ -1,17 +1,22 @@
 // A rank's buffer seen through global coordinates: where the element of a global index lives,
 // for compact plan-owned buffers and strided user DLTensors alike. Copies, packs and fills of
-// boxes walk rows and use memcpy where both sides are contiguous along the innermost dim.
+// boxes are one region operation each on the memory's device (device/README.md).
 #pragma once
 
 #include <array>
 #include <cstdint>
 
+#include "common/status.hpp"
+#include "device/queue.hpp"
+#include "device/region.hpp"
 #include "placement/limits.hpp"
 #include "placement/planner/box.hpp"
 
 namespace weft::placement::executor {
 
 using planner::Box;
+
+static_assert(kMaxTensorDims <= device::kMaxDims, "a box's dims must fit a device region");
 
 struct TensorView {
   char* data = nullptr;                           // the element at block.offset
@@ -34,12 +39,18 @@ TensorView CompactView(char* data, const Box& block, int64_t item);
 // collective can read or write them in place.
 bool IsContiguous(const TensorView& v, const Box& box);
 
+// The index space of `box` and the region its cells occupy in `v` (v holds the box): views of
+// the box's shape and the view's strides, valid while both live.
+device::Shape ShapeOf(const Box& box);
+device::Region RegionOf(const TensorView& v, const Box& box);
+
 // Copies the elements of `box` from one view to another (both hold it).
-void CopyBox(const TensorView& from, const TensorView& to, const Box& box);
+Status CopyBox(const device::Queue& q, const TensorView& from, const TensorView& to,
+               const Box& box);
 // Packs `box` row-major into dst / unpacks it from src.
-void Pack(const TensorView& v, const Box& box, char* dst);
-void Unpack(const char* src, const TensorView& v, const Box& box);
-// Writes the `v.item` bytes at `element` into every element of `box`.
-void FillBox(const TensorView& v, const Box& box, const char* element);
+Status Pack(const device::Queue& q, const TensorView& v, const Box& box, char* dst);
+Status Unpack(const device::Queue& q, const char* src, const TensorView& v, const Box& box);
+// Writes the `v.item` bytes at `element` (host memory) into every element of `box`.
+Status FillBox(const device::Queue& q, const TensorView& v, const Box& box, const void* element);
 
 }  // namespace weft::placement::executor

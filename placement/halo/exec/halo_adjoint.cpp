@@ -3,15 +3,24 @@
 // every box it served it now receives and adds into the cells it was read from. PHASES runs its
 // phases in reverse on a copy of the padded gradient, so contributions to corner cells travel
 // back through the faces they came through.
-#include <cstring>
-
+#include "device/element.hpp"
+#include "device/queue.hpp"
 #include "placement/halo/exec/halo_executor.hpp"
 #include "placement/halo/exec/strided_walk.hpp"
 
 namespace weft::placement::halo {
 namespace {
 
+using device::Queue;
+using executor::ShapeOf;
 using executor::TensorView;
+
+// to[i] += from[i] over `shape` (a box: its extent counts, not its offset).
+Status Add(const Queue& q, const device::Region& to, const device::ConstRegion& from,
+           const Box& shape, DType t) {
+  if (shape.Empty()) return Status::Ok();
+  return q.Reduce(t, ReduceOp::kSum, to, from, ShapeOf(shape));
+}
 
 // Waits for every request and calls fn(i) as each completes: in index order (deterministic
 // summation), or in the order they arrive.
@@ -56,35 +65,33 @@ Status WaitEach(backends::Communicator* comm, detail::Requests& reqs, bool order
 
 // Writes the adjoint contributions of region r (cells `reads` at r.dst) into its packed source
 // box at buf.
-Status PackAdjoint(const Region& r, const TensorView& reads, char* buf, DType t) {
+Status PackAdjoint(const Queue& q, const Region& r, const TensorView& reads, char* buf, DType t) {
   const int64_t item = ItemSize(t);
-  if (r.identity()) {
-    executor::Pack(reads, r.dst, buf);
-    return Status::Ok();
-  }
+  if (r.identity()) return executor::Pack(q, reads, r.dst, buf);
+  if (r.dst.Empty()) return Status::Ok();
   bool repeats = false;
   for (int32_t d = 0; d < r.dst.ndim; ++d) repeats = repeats || r.step[static_cast<size_t>(d)] == 0;
-  if (!repeats) {  // a permutation of the cells: copy
-    WalkCopy(MappedPacked(buf, r, item), Plain(reads, r.dst), r.dst, item);
-    return Status::Ok();
-  }
-  std::memset(buf, 0, static_cast<size_t>(r.src.Volume() * item));
-  return WalkAdd(MappedPacked(buf, r, item), Plain(reads, r.dst), r.dst, t);
+  device::Dims mapped;
+  if (!repeats)  // a permutation of the cells: copy
+    return q.Copy(MappedPacked(buf, r, item, mapped), Plain(reads, r.dst), ShapeOf(r.dst), item);
+  // Several cells read one source cell: their contributions add up from zero, in the order of
+  // the cells.
+  const device::Element zero{};
+  device::Dims packed;
+  WEFT_RETURN_IF_ERROR(
+      q.Fill(device::Compact(buf, ShapeOf(r.src), packed), ShapeOf(r.src), zero.data(), item));
+  return Add(q, MappedPacked(buf, r, item, mapped), Plain(reads, r.dst), r.dst, t);
 }
 
 // local (=|+=) from over `interior`; owned cells outside it become zero when !add.
-Status Finish(const TensorView& local, const TensorView& from, const Box& owned,
+Status Finish(const Queue& q, const TensorView& local, const TensorView& from, const Box& owned,
               const Box& interior, bool add, DType t) {
-  const std::array<char, 16> zero{};
+  const device::Element zero{};
   if (!add) {
-    if (!(interior == owned) || interior.Empty())
-      executor::FillBox(local, owned, zero.data());
-    else {
-      executor::CopyBox(from, local, interior);
-      return Status::Ok();
-    }
+    if (interior == owned && !interior.Empty()) return executor::CopyBox(q, from, local, interior);
+    WEFT_RETURN_IF_ERROR(executor::FillBox(q, local, owned, zero.data()));
   }
-  return WalkAdd(Plain(local, interior), Plain(from, interior), interior, t);
+  return Add(q, Plain(local, interior), Plain(from, interior), interior, t);
 }
 
 }  // namespace
@@ -93,6 +100,7 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
                      bool add, HaloWorkspace& ws, backends::Communicator* comm,
                      const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
+  WEFT_ASSIGN_OR_RETURN(const Queue q, Queue::For(a.device, a.stream));
   const DType t = p.layout().dtype();
   const int64_t item = ItemSize(t);
   const bool phases = p.transport() == Transport::kPhases;
@@ -102,11 +110,11 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
   TensorView work = padded_grad;
   if (phases) {
     const auto bytes = static_cast<size_t>(p.window().Volume() * item);
-    if (ws.grad.size() < bytes) ws.grad.resize(bytes);
-    work = executor::CompactView(ws.grad.data(), p.window(), item);
-    executor::CopyBox(padded_grad, work, p.window());
+    WEFT_ASSIGN_OR_RETURN(char* grad, q.Reserve(ws.grad, bytes));
+    work = executor::CompactView(grad, p.window(), item);
+    WEFT_RETURN_IF_ERROR(executor::CopyBox(q, padded_grad, work, p.window()));
   } else {
-    WEFT_RETURN_IF_ERROR(Finish(local_grad, padded_grad, p.owned(), p.interior(), add, t));
+    WEFT_RETURN_IF_ERROR(Finish(q, local_grad, padded_grad, p.owned(), p.interior(), add, t));
   }
   for (size_t n = p.phases().size(); n-- > 0;) {
     const Phase& ph = p.phases()[n];
@@ -114,7 +122,7 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
     // phase 0's sources are owned rows, which the window may not contain: it adds into
     // local_grad, after the copy's interior has gone there.
     if (phases && n == 0)
-      WEFT_RETURN_IF_ERROR(Finish(local_grad, work, p.owned(), p.interior(), add, t));
+      WEFT_RETURN_IF_ERROR(Finish(q, local_grad, work, p.owned(), p.interior(), add, t));
     const TensorView& target = (phases && n > 0) ? work : local_grad;
     const int64_t tag = comm ? comm->NextInternalTag() : 0;
     if ((!ph.recvs.empty() || !ph.sends.empty()) && !comm)
@@ -122,25 +130,23 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
     int64_t rbytes = 0;
     for (const Message& m : ph.sends) rbytes += m.elements * item;
     const int64_t sbytes = detail::StagedBytes(ph.recvs, work, false, item);
-    if (ws.recv.size() < static_cast<size_t>(rbytes)) ws.recv.resize(static_cast<size_t>(rbytes));
-    if (ws.send.size() < static_cast<size_t>(sbytes)) ws.send.resize(static_cast<size_t>(sbytes));
+    WEFT_ASSIGN_OR_RETURN(char* stage, q.Reserve(ws.recv, static_cast<size_t>(rbytes)));
+    WEFT_ASSIGN_OR_RETURN(char* out, q.Reserve(ws.send, static_cast<size_t>(sbytes)));
 
     // Contributions to the boxes this rank served come back from their readers, one message
     // per box as forward.
     detail::Requests recvs, sends;
     std::vector<std::pair<const Region*, char*>> landing;
-    char* stage = ws.recv.data();
     for (const Message& m : ph.sends) {
       for (const Region& r : m.regions) {
         const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
         landing.emplace_back(&r, stage);
-        WEFT_ASSIGN_OR_RETURN(auto q,
+        WEFT_ASSIGN_OR_RETURN(auto req,
                               comm->PostRecv(stage, bytes, static_cast<int32_t>(m.peer), tag, a));
-        recvs.push_back(std::move(q));
+        recvs.push_back(std::move(req));
         stage += bytes;
       }
     }
-    char* out = ws.send.data();
     for (const Message& m : ph.recvs) {
       for (const Region& r : m.regions) {
         const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
@@ -148,22 +154,23 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
         if (detail::Direct(r, work, false)) {
           from = work.At(r.dst.offset.data());
         } else {
-          WEFT_RETURN_IF_ERROR(PackAdjoint(r, work, out, t));
+          WEFT_RETURN_IF_ERROR(PackAdjoint(q, r, work, out, t));
           from = out;
           out += bytes;
         }
-        WEFT_ASSIGN_OR_RETURN(auto q,
+        WEFT_ASSIGN_OR_RETURN(auto req,
                               comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-        sends.push_back(std::move(q));
+        sends.push_back(std::move(req));
       }
     }
+    device::Dims mapped;
     for (const Region& r : ph.self)
-      WEFT_RETURN_IF_ERROR(WalkAdd(Mapped(target, r), Plain(work, r.dst), r.dst, t));
+      WEFT_RETURN_IF_ERROR(Add(q, Mapped(target, r, mapped), Plain(work, r.dst), r.dst, t));
     if (comm) {
       WEFT_RETURN_IF_ERROR(WaitEach(comm, recvs, ordered, a, [&](size_t i) -> Status {
         const auto& [r, from] = landing[i];
         const TensorView packed = executor::CompactView(from, r->src, item);
-        return WalkAdd(Plain(target, r->src), Plain(packed, r->src), r->src, t);
+        return Add(q, Plain(target, r->src), Plain(packed, r->src), r->src, t);
       }));
       WEFT_RETURN_IF_ERROR(comm->WaitAll(sends, a));
     }

@@ -1,9 +1,12 @@
 #include "placement/halo/exec/halo_executor.hpp"
 
+#include "device/element.hpp"
+#include "device/queue.hpp"
 #include "placement/halo/exec/strided_walk.hpp"
 
 namespace weft::placement::halo {
 
+using executor::ShapeOf;
 using executor::TensorView;
 
 namespace detail {
@@ -38,10 +41,11 @@ Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const back
 Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView& padded,
                    HaloWorkspace& ws, backends::Communicator* comm, const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
   const DType t = p.layout().dtype();
   const int64_t item = ItemSize(t);
-  const auto constant = ElementOf(t, p.geometry().spec().constant);
-  const std::array<char, 16> zero{};
+  const device::Element constant = device::ElementOf(t, p.geometry().spec().constant);
+  const device::Element zero{};
   for (size_t k = 0; k < p.phases().size(); ++k) {
     const Phase& ph = p.phases()[k];
     // Every rank draws a tag per phase, messages or not, so the sequences stay in step.
@@ -49,8 +53,8 @@ Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView&
     const TensorView& src = (k == 0 && local) ? *local : padded;
     const auto rbytes = static_cast<size_t>(detail::StagedBytes(ph.recvs, padded, false, item));
     const auto sbytes = static_cast<size_t>(detail::StagedBytes(ph.sends, src, true, item));
-    if (ws.recv.size() < rbytes) ws.recv.resize(rbytes);
-    if (ws.send.size() < sbytes) ws.send.resize(sbytes);
+    WEFT_ASSIGN_OR_RETURN(char* stage, q.Reserve(ws.recv, rbytes));
+    WEFT_ASSIGN_OR_RETURN(char* out, q.Reserve(ws.send, sbytes));
     if ((!ph.recvs.empty() || !ph.sends.empty()) && !comm)
       return Internal("halo: a message without a communicator");
 
@@ -58,7 +62,6 @@ Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView&
     // or leaving from place where its box is one contiguous run.
     detail::Requests recvs, sends;
     std::vector<std::pair<const Region*, char*>> landing;  // staged: where it arrives
-    char* stage = ws.recv.data();
     for (const Message& m : ph.recvs) {
       for (const Region& r : m.regions) {
         const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
@@ -71,12 +74,11 @@ Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView&
           to = stage;
           stage += bytes;
         }
-        WEFT_ASSIGN_OR_RETURN(auto q,
+        WEFT_ASSIGN_OR_RETURN(auto req,
                               comm->PostRecv(to, bytes, static_cast<int32_t>(m.peer), tag, a));
-        recvs.push_back(std::move(q));
+        recvs.push_back(std::move(req));
       }
     }
-    char* out = ws.send.data();
     for (const Message& m : ph.sends) {
       for (const Region& r : m.regions) {
         const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
@@ -84,32 +86,39 @@ Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView&
         if (detail::Direct(r, src, true)) {
           from = src.At(r.src.offset.data());
         } else {
-          executor::Pack(src, r.src, out);
+          WEFT_RETURN_IF_ERROR(executor::Pack(q, src, r.src, out));
           from = out;
           out += bytes;
         }
-        WEFT_ASSIGN_OR_RETURN(auto q,
+        WEFT_ASSIGN_OR_RETURN(auto req,
                               comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-        sends.push_back(std::move(q));
+        sends.push_back(std::move(req));
       }
     }
     // Local work while the messages fly.
     if (k == 0 && local) {
-      executor::CopyBox(*local, padded, p.interior());
-      for (const Box& b : p.skipped()) executor::FillBox(padded, b, zero.data());
+      WEFT_RETURN_IF_ERROR(executor::CopyBox(q, *local, padded, p.interior()));
+      for (const Box& b : p.skipped())
+        WEFT_RETURN_IF_ERROR(executor::FillBox(q, padded, b, zero.data()));
     }
-    for (const Box& b : ph.constants) executor::FillBox(padded, b, constant.data());
-    for (const Region& r : ph.self) WalkCopy(Plain(padded, r.dst), Mapped(src, r), r.dst, item);
+    for (const Box& b : ph.constants)
+      WEFT_RETURN_IF_ERROR(executor::FillBox(q, padded, b, constant.data()));
+    device::Dims mapped;
+    for (const Region& r : ph.self)
+      if (!r.dst.Empty())
+        WEFT_RETURN_IF_ERROR(
+            q.Copy(Plain(padded, r.dst), Mapped(src, r, mapped), ShapeOf(r.dst), item));
     for (size_t i = 0; i < recvs.size(); ++i) {
       WEFT_RETURN_IF_ERROR(comm->WaitOne(*recvs[i], -1, a));
       const auto& [r, from] = landing[i];
-      if (from) WalkCopy(Plain(padded, r->dst), MappedPacked(from, *r, item), r->dst, item);
+      if (from && !r->dst.Empty())
+        WEFT_RETURN_IF_ERROR(q.Copy(Plain(padded, r->dst), MappedPacked(from, *r, item, mapped),
+                                    ShapeOf(r->dst), item));
     }
     WEFT_RETURN_IF_ERROR(comm ? comm->WaitAll(sends, a) : Status::Ok());
   }
-  if (p.phases().empty() && local) {  // a plan with no phases still copies its interior
-    executor::CopyBox(*local, padded, p.interior());
-  }
+  if (p.phases().empty() && local)  // a plan with no phases still copies its interior
+    return executor::CopyBox(q, *local, padded, p.interior());
   return Status::Ok();
 }
 

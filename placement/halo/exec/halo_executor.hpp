@@ -3,19 +3,23 @@
 //
 // Per phase: post every receive, one message per box (straight into the padded block when the
 // box is one contiguous run there), send every box (straight from the source when contiguous, else
-// packed), do the local copies and fills while the messages fly, then unpack what arrived.
+// packed), do the local copies and fills while the messages fly, then unpack what arrived. Every
+// copy, fill and add is a region operation on the buffers' device (device/README.md).
 #pragma once
 
 #include <vector>
 
 #include "backends/host/communicator.hpp"
+#include "device/buffer.hpp"
 #include "placement/executor/tensor_view.hpp"
 #include "placement/halo/halo_plan.hpp"
 
 namespace weft::placement::halo {
 
+// Staging (and the adjoint's copy of the padded gradient) on the buffers' device, reused
+// across executions.
 struct HaloWorkspace {
-  std::vector<char> send, recv, grad;  // staging, reused across executions
+  device::Workspace send, recv, grad;
 };
 
 // SPEC §6.4: one all-reduce of the plan's fingerprint over the mesh (comm null: one rank).

@@ -1,6 +1,6 @@
 // The host side a forked test rank gives the plugin: weft_bk_host_api_t over an FsStore,
 // malloc, a thread-local error message, and a small reduction kernel (the real one is in
-// backends/reduce; this one only needs the dtypes the tests use).
+// device/host/reduce; this one only needs the dtypes the tests use).
 #pragma once
 
 #include <cstdint>

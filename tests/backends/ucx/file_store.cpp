@@ -135,7 +135,7 @@ FileStoreHost::FileStoreHost(std::string dir) : dir_(std::move(dir)) {
   };
   api_.free = [](void*, void* p) { std::free(p); };
   // int32, int64 and float64 with sum, max, min and prod, enough for the plugin's all-reduce
-  // tests; the real kernels are the host's (backends/reduce) and tested there.
+  // tests; the real kernels are the host's (device/host/reduce) and tested there.
   api_.reduce = [](void*, DLDataType t, int32_t op, void* inout, const void* in,
                    uint64_t count) -> weft_status_t {
     if (t.lanes != 1 || (op != WEFT_REDUCE_SUM && op != WEFT_REDUCE_MAX && op != WEFT_REDUCE_MIN &&
