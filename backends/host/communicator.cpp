@@ -17,14 +17,6 @@ using Clock = std::chrono::steady_clock;
 DLDataType Dl(DType t) { return DLDataType{t.code, t.bits, t.lanes}; }
 const DLDataType kBytes{kDLUInt, 8, 1};
 
-int64_t RemainingMs(Clock::time_point deadline) {
-  if (deadline == Clock::time_point::max()) return -1;
-  // A coarse reading is never ahead of the true time (common/clock.hpp): what is left comes
-  // out a little long, never short, so the plugin's deadline is never early.
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - CoarseNow());
-  return std::max<int64_t>(0, left.count());
-}
-
 std::vector<uint64_t> Scaled(std::span<const uint64_t> v, uint64_t k) {
   std::vector<uint64_t> out(v.begin(), v.end());
   for (uint64_t& x : out) x *= k;

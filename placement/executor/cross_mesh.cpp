@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/fnv1a.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/search.hpp"
 
@@ -10,12 +11,6 @@ namespace weft::placement::executor {
 namespace {
 
 using planner::Box;
-
-uint64_t Fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
 
 bool HasPartial(const Layout& l) {
   return std::any_of(l.placements().begin(), l.placements().end(),
@@ -65,10 +60,10 @@ Result<std::shared_ptr<const CrossExecutor>> CrossExecutor::Create(const LayoutP
   const Mesh &a = src->mesh(), &b = dst->mesh();
   WEFT_ASSIGN_OR_RETURN(e->src_r_, WithoutPartial(src));
   WEFT_ASSIGN_OR_RETURN(e->dst_r_, WithoutPartial(dst));
-  uint64_t h = 14695981039346656037ull;
+  Fnv1a h;
   if (HasPartial(*src)) {
     WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, e->src_r_));
-    h = Fnv1a(h, &p.hash, sizeof(p.hash));
+    h.Int(static_cast<int64_t>(p.hash));
     WEFT_ASSIGN_OR_RETURN(e->pre_, Executor::Create(std::move(p), rank));
   }
   if (HasPartial(*dst)) {
@@ -76,11 +71,11 @@ Result<std::shared_ptr<const CrossExecutor>> CrossExecutor::Create(const LayoutP
     for (const planner::Step& s : p.steps)
       if (s.kind != planner::StepKind::kLocal)
         return Internal("planner: making a Partial destination needed communication");
-    h = Fnv1a(h, &p.hash, sizeof(p.hash));
+    h.Int(static_cast<int64_t>(p.hash));
     WEFT_ASSIGN_OR_RETURN(e->post_, Executor::Create(std::move(p), rank));
   }
   const std::string layouts = src->Describe() + "\n=>\n" + dst->Describe();
-  e->fingerprint_ = Fnv1a(h, layouts.data(), layouts.size());
+  e->fingerprint_ = h.Text(layouts).value();
 
   // The union of the two meshes' ranks, ascending.
   for (int64_t i = 0; i < a.size(); ++i) e->group_.push_back(a.RankAtIndex(i));

@@ -3,19 +3,12 @@
 #include <algorithm>
 #include <string>
 
+#include "common/fnv1a.hpp"
 #include "placement/executor/pairwise.hpp"
 #include "placement/planner/localize.hpp"
 
 namespace weft::placement::executor {
-namespace {
-
-uint64_t Fnv1a(uint64_t h, const void* data, size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::shared_ptr<const Executor>> Executor::Create(planner::Plan plan, int32_t rank) {
   std::shared_ptr<Executor> e(new Executor());
@@ -28,10 +21,7 @@ Result<std::shared_ptr<const Executor>> Executor::Create(planner::Plan plan, int
   // all-to-all chunk size, which sets how many messages each piece takes.
   const std::string layouts = plan.src->Describe() + "\n->\n" + plan.dst->Describe();
   WEFT_ASSIGN_OR_RETURN(const int64_t chunk, AlltoallChunkBytes());
-  uint64_t h = 14695981039346656037ull;
-  h = Fnv1a(h, &plan.hash, sizeof(plan.hash));
-  h = Fnv1a(h, &chunk, sizeof(chunk));
-  e->fingerprint_ = Fnv1a(h, layouts.data(), layouts.size());
+  e->fingerprint_ = Fnv1a().Int(static_cast<int64_t>(plan.hash)).Int(chunk).Text(layouts).value();
   // Plan-owned memory with compact user buffers: the two intermediate buffers and the staging
   // buffers at their largest (data pointers are not needed to decide what gets packed).
   const int64_t item = ItemSize(plan.src->dtype());

@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <string>
 
+#include "common/fnv1a.hpp"
 #include "placement/planner/localize.hpp"
 
 namespace weft::placement::executor {
 namespace {
-
-uint64_t Mix(uint64_t h, uint64_t v) {
-  for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
-  return h;
-}
 
 // Same kinds, mesh dims and reduction ops step by step: then every step's group is the same
 // for every part (one mesh), and the parts can share each collective.
@@ -38,11 +34,10 @@ Result<std::shared_ptr<const BatchExecutor>> BatchExecutor::Create(
   b->fused_ = parts.size() > 1;
   for (size_t i = 1; i < parts.size(); ++i)
     b->fused_ = b->fused_ && SameStructure(parts[0]->plan(), parts[i]->plan());
-  uint64_t h = 14695981039346656037ull;
-  h = Mix(h, parts.size());
-  h = Mix(h, b->fused_ ? 1 : 0);
-  for (const auto& p : parts) h = Mix(h, p->fingerprint());
-  b->fingerprint_ = parts.size() == 1 ? parts[0]->fingerprint() : h;
+  Fnv1a h;
+  h.Int(static_cast<int64_t>(parts.size())).Int(b->fused_ ? 1 : 0);
+  for (const auto& p : parts) h.Int(static_cast<int64_t>(p->fingerprint()));
+  b->fingerprint_ = parts.size() == 1 ? parts[0]->fingerprint() : h.value();
   // Every part's own memory (intermediates and, unfused, staging) plus, fused, the largest
   // combined staging of a step: an upper bound when fused, since the parts' own staging then
   // goes unused.
