@@ -9,13 +9,13 @@
 
 #include "weft/weft.h"
 
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    weft_status_t s_ = (call);                                             \
-    if (s_ != WEFT_OK) {                                                   \
-      fprintf(stderr, "%s failed: %s\n", #call, weft_last_error());        \
-      return 1;                                                            \
-    }                                                                      \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    weft_status_t s_ = (call);                                      \
+    if (s_ != WEFT_OK) {                                            \
+      fprintf(stderr, "%s failed: %s\n", #call, weft_last_error()); \
+      return 1;                                                     \
+    }                                                               \
   } while (0)
 
 enum { kCount = 1 << 20 };
@@ -55,8 +55,8 @@ int main(void) {
   const float ranks_sum = (float)size * (float)(size + 1) / 2.0f;
   int64_t wrong = 0;
   for (int64_t i = 0; i < kCount; ++i) wrong += y[i] != ranks_sum * (float)(i % 1000);
-  printf("world all-reduce of %d floats over %d ranks (%s): %lld wrong\n", kCount, size,
-         backend, (long long)wrong);
+  printf("world all-reduce of %d floats over %d ranks (%s): %lld wrong\n", kCount, size, backend,
+         (long long)wrong);
 
   /* The same over the rows and the columns of a 2-D mesh (2 x size/2 when size is even). */
   const int64_t rows = size % 2 == 0 ? 2 : 1, mesh_shape[2] = {rows, size / rows};

@@ -27,7 +27,7 @@ struct GroupInfo {
   const std::vector<int32_t>& ranks() const { return world != nullptr ? *world : own; }
   const std::vector<int32_t>* world = nullptr;
   std::vector<int32_t> own;
-  int32_t index = 0;  // this rank's position
+  int32_t index = 0;                    // this rank's position
   const CheckPolicy* policy = nullptr;  // the context's: whether the call is checked across ranks
   int32_t size() const { return static_cast<int32_t>(ranks().size()); }
 };

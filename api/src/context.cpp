@@ -28,9 +28,7 @@ std::string Identity() {
 
 }  // namespace
 
-Clock::time_point Context::Deadline(int64_t ms) const {
-  return DeadlineFromTimeoutMs(ms);
-}
+Clock::time_point Context::Deadline(int64_t ms) const { return DeadlineFromTimeoutMs(ms); }
 
 Result<std::unique_ptr<Context>> Context::Create(const weft_context_options_t* opts) {
   std::unique_ptr<Context> ctx(new Context());

@@ -55,8 +55,7 @@ Result<StoreSettings> ReadStoreSettings(const GetEnv& getenv) {
   const detail::EnvReader env(getenv);
   StoreSettings s;
   WEFT_ASSIGN_OR_RETURN(s.token, ReadToken(env));
-  WEFT_ASSIGN_OR_RETURN(std::optional<int64_t> insecure,
-                        ReadDeclared(env, "WEFT_STORE_INSECURE"));
+  WEFT_ASSIGN_OR_RETURN(std::optional<int64_t> insecure, ReadDeclared(env, "WEFT_STORE_INSECURE"));
   s.insecure = insecure.value_or(0) != 0;
   WEFT_ASSIGN_OR_RETURN(s.max_message, ReadBounded<uint32_t>(env, "WEFT_STORE_MAX_MESSAGE"));
   WEFT_ASSIGN_OR_RETURN(s.max_bytes, ReadBounded<uint64_t>(env, "WEFT_STORE_MAX_BYTES"));

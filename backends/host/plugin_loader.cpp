@@ -214,7 +214,6 @@ Status CheckPluginName(const std::string& name_or_path, const std::string& what)
   return Status::Ok();
 }
 
-
 std::vector<std::string> PluginSearchPath(const std::string& name) {
   return plugin::SearchPath(kBackendKind, name);
 }

@@ -14,7 +14,9 @@ namespace weft::backends::ucx_plugin {
 inline bool OnHost(const weft_bk_op_t* a) { return plugin_kit::IsHostMemory(a); }
 
 // The op's deadline from its timeout, counted from now; < 0: none.
-inline Clock::time_point DeadlineIn(int64_t timeout_ms) { return DeadlineFromTimeoutMs(timeout_ms); }
+inline Clock::time_point DeadlineIn(int64_t timeout_ms) {
+  return DeadlineFromTimeoutMs(timeout_ms);
+}
 
 inline int64_t TimeoutOf(const weft_bk_op_t* a) { return a == nullptr ? -1 : a->timeout_ms; }
 

@@ -43,9 +43,7 @@ void ExpectRefused(const char* name, const char* value) {
   EXPECT_NE(m.find(std::string(name) + " is '" + value + "'"), std::string::npos) << m;
 }
 
-TEST(CheckEnv, MalformedModeFailsContextCreation) {
-  ExpectRefused("WEFT_CHECK_COLLECTIVES", "on");
-}
+TEST(CheckEnv, MalformedModeFailsContextCreation) { ExpectRefused("WEFT_CHECK_COLLECTIVES", "on"); }
 
 TEST(CheckEnv, MalformedThresholdFailsContextCreation) {
   ExpectRefused("WEFT_CHECK_COLLECTIVES_MIN_BYTES", "1MB");

@@ -60,8 +60,8 @@ extern "C" {
 #define WEFT_BK_CAP_ALLTOALLV (1ull << 6)
 #define WEFT_BK_CAP_BROADCAST (1ull << 7)
 #define WEFT_BK_CAP_BARRIER (1ull << 8)
-#define WEFT_BK_CAP_GROUP (1ull << 9)       /* group_start/group_end batch point-to-point */
-#define WEFT_BK_CAP_ASYNC (1ull << 10)      /* requests progress without the caller */
+#define WEFT_BK_CAP_GROUP (1ull << 9)        /* group_start/group_end batch point-to-point */
+#define WEFT_BK_CAP_ASYNC (1ull << 10)       /* requests progress without the caller */
 #define WEFT_BK_CAP_DEVICE_CUDA (1ull << 11) /* accepts kDLCUDA buffers */
 #define WEFT_BK_CAP_STRIDED (1ull << 12)     /* send_strided/recv_strided (ABI 1.1) */
 /* ABI 1.3: members that disagree on an op's counts, dtype, op or root get an error or
@@ -71,8 +71,13 @@ extern "C" {
 #define WEFT_BK_CAP_SIZE_SAFE (1ull << 13)
 
 /* Log levels of host->log. */
-enum { WEFT_LOG_TRACE = 0, WEFT_LOG_DEBUG = 1, WEFT_LOG_INFO = 2, WEFT_LOG_WARN = 3,
-       WEFT_LOG_ERROR = 4 };
+enum {
+  WEFT_LOG_TRACE = 0,
+  WEFT_LOG_DEBUG = 1,
+  WEFT_LOG_INFO = 2,
+  WEFT_LOG_WARN = 3,
+  WEFT_LOG_ERROR = 4
+};
 
 /* A reduction kernel of the host (ABI 1.2): inout[i] = op(inout[i], in[i]) for count elements,
  * for one (dtype, op) fixed when it was looked up. It checks nothing: inout and in are equal
@@ -132,8 +137,8 @@ typedef struct weft_bk_host_api {
    * buf too small it returns WEFT_ERR_INVALID_ARGUMENT and sets *len to the size needed. */
   weft_status_t (*store_set)(void* host_data, const char* key, const void* value, size_t len,
                              int64_t timeout_ms);
-  weft_status_t (*store_get)(void* host_data, const char* key, void* buf, size_t cap,
-                             size_t* len, int64_t timeout_ms);
+  weft_status_t (*store_get)(void* host_data, const char* key, void* buf, size_t cap, size_t* len,
+                             int64_t timeout_ms);
   weft_status_t (*store_wait)(void* host_data, const char* const* keys, size_t nkeys,
                               int64_t timeout_ms);
   weft_status_t (*store_add)(void* host_data, const char* key, int64_t delta, int64_t* value,
@@ -223,12 +228,10 @@ typedef struct weft_backend_plugin {
                              weft_bk_request_t** req);
   /* recv holds nranks * count elements in group order. */
   weft_status_t (*allgather)(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
-                             DLDataType dtype, const weft_bk_op_t* args,
-                             weft_bk_request_t** req);
+                             DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req);
   weft_status_t (*allgatherv)(weft_bk_comm_t* comm, const void* send, uint64_t send_count,
-                              void* recv, const uint64_t* recv_counts,
-                              const uint64_t* recv_displs, DLDataType dtype,
-                              const weft_bk_op_t* args, weft_bk_request_t** req);
+                              void* recv, const uint64_t* recv_counts, const uint64_t* recv_displs,
+                              DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req);
   /* send holds nranks * count elements; member i receives block i, reduced. */
   weft_status_t (*reduce_scatter)(weft_bk_comm_t* comm, const void* send, void* recv,
                                   uint64_t count, DLDataType dtype, int32_t op,
@@ -238,17 +241,14 @@ typedef struct weft_backend_plugin {
                                    const uint64_t* counts, DLDataType dtype, int32_t op,
                                    const weft_bk_op_t* args, weft_bk_request_t** req);
   weft_status_t (*alltoall)(weft_bk_comm_t* comm, const void* send, void* recv, uint64_t count,
-                            DLDataType dtype, const weft_bk_op_t* args,
-                            weft_bk_request_t** req);
+                            DLDataType dtype, const weft_bk_op_t* args, weft_bk_request_t** req);
   weft_status_t (*alltoallv)(weft_bk_comm_t* comm, const void* send, const uint64_t* send_counts,
-                             const uint64_t* send_displs, void* recv,
-                             const uint64_t* recv_counts, const uint64_t* recv_displs,
-                             DLDataType dtype, const weft_bk_op_t* args,
-                             weft_bk_request_t** req);
+                             const uint64_t* send_displs, void* recv, const uint64_t* recv_counts,
+                             const uint64_t* recv_displs, DLDataType dtype,
+                             const weft_bk_op_t* args, weft_bk_request_t** req);
   weft_status_t (*broadcast)(weft_bk_comm_t* comm, void* buf, uint64_t count, DLDataType dtype,
                              int32_t root, const weft_bk_op_t* args, weft_bk_request_t** req);
-  weft_status_t (*barrier)(weft_bk_comm_t* comm, const weft_bk_op_t* args,
-                           weft_bk_request_t** req);
+  weft_status_t (*barrier)(weft_bk_comm_t* comm, const weft_bk_op_t* args, weft_bk_request_t** req);
   /* Point-to-point; tags >= 0 match in order per (peer, tag). */
   weft_status_t (*send)(weft_bk_comm_t* comm, const void* buf, uint64_t count, DLDataType dtype,
                         int32_t peer, int64_t tag, const weft_bk_op_t* args,
@@ -274,9 +274,9 @@ typedef struct weft_backend_plugin {
   weft_status_t (*send_strided)(weft_bk_comm_t* comm, const void* base,
                                 const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
                                 const weft_bk_op_t* args, weft_bk_request_t** req);
-  weft_status_t (*recv_strided)(weft_bk_comm_t* comm, void* base,
-                                const weft_bk_strided_t* layout, int32_t peer, int64_t tag,
-                                const weft_bk_op_t* args, weft_bk_request_t** req);
+  weft_status_t (*recv_strided)(weft_bk_comm_t* comm, void* base, const weft_bk_strided_t* layout,
+                                int32_t peer, int64_t tag, const weft_bk_op_t* args,
+                                weft_bk_request_t** req);
 
   /* ABI 1.3, present when struct_size covers them: the WEFT_* variables the plugin reads,
    * num_params descriptors params[0].struct_size bytes apart (all of one struct_size), in

@@ -11,8 +11,9 @@
  * the same tensor (same data pointer) as input and output is the in-place form; other overlaps
  * are WEFT_ERR_INVALID_ARGUMENT. A tensor's bytes, from data + byte_offset, must lie in the
  * address space (below 2^56, past any 64-bit Linux user address): a byte_offset that wraps or
- * ends beyond it is WEFT_ERR_INVALID_ARGUMENT naming byte_offset. Reductions: WEFT_REDUCE_* with the exact rules of SPEC §2.4
- * (avg accumulates in float64 for types of 32 bits or fewer; integers wrap; bool or/and).
+ * ends beyond it is WEFT_ERR_INVALID_ARGUMENT naming byte_offset. Reductions: WEFT_REDUCE_* with
+ * the exact rules of SPEC §2.4 (avg accumulates in float64 for types of 32 bits or fewer; integers
+ * wrap; bool or/and).
  *
  * A rank whose own arguments are invalid returns WEFT_ERR_INVALID_ARGUMENT without sending
  * anything and publishes the failure; its peers' matching operation then fails with
@@ -47,17 +48,16 @@ WEFT_API weft_status_t weft_allgatherv(weft_context_t* ctx, const weft_mesh_t* m
                                        WEFT_COLLECTIVE_TAIL);
 /* send holds group-size × numel(recv) elements; member i receives block i reduced. */
 WEFT_API weft_status_t weft_reduce_scatter(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                           int32_t mesh_dim, const DLTensor* send,
-                                           DLTensor* recv, int32_t op, WEFT_COLLECTIVE_TAIL);
+                                           int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
+                                           int32_t op, WEFT_COLLECTIVE_TAIL);
 /* send holds sum(counts) elements packed in member order; member i receives counts[i]. */
 WEFT_API weft_status_t weft_reduce_scatterv(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                            int32_t mesh_dim, const DLTensor* send,
-                                            DLTensor* recv, const int64_t* counts, int32_t op,
+                                            int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
+                                            const int64_t* counts, int32_t op,
                                             WEFT_COLLECTIVE_TAIL);
 /* send and recv hold group-size blocks of numel/group-size elements; block j goes to member j. */
-WEFT_API weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                     int32_t mesh_dim, const DLTensor* send, DLTensor* recv,
-                                     WEFT_COLLECTIVE_TAIL);
+WEFT_API weft_status_t weft_alltoall(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                                     const DLTensor* send, DLTensor* recv, WEFT_COLLECTIVE_TAIL);
 /* Element counts and displacements per member; displs NULL means packed. Member i's
  * send_counts[j] must equal member j's recv_counts[i]. */
 WEFT_API weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* mesh,
@@ -69,8 +69,8 @@ WEFT_API weft_status_t weft_alltoallv(weft_context_t* ctx, const weft_mesh_t* me
 WEFT_API weft_status_t weft_broadcast(weft_context_t* ctx, const weft_mesh_t* mesh,
                                       int32_t mesh_dim, DLTensor* buf, int32_t root,
                                       WEFT_COLLECTIVE_TAIL);
-WEFT_API weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh,
-                                    int32_t mesh_dim, WEFT_COLLECTIVE_TAIL);
+WEFT_API weft_status_t weft_barrier(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,
+                                    WEFT_COLLECTIVE_TAIL);
 /* Point-to-point with member `peer`; tag in [0, 2^31): messages match in order per
  * (peer, tag) and their sizes must agree. */
 WEFT_API weft_status_t weft_send(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_dim,

@@ -31,9 +31,9 @@ extern "C" {
 
 typedef struct weft_context_options {
   uint32_t struct_size;
-  int32_t rank;       /* -1: from the environment */
-  int32_t world_size; /* -1: from the environment */
-  int32_t store_port; /* -1: from the environment */
+  int32_t rank;           /* -1: from the environment */
+  int32_t world_size;     /* -1: from the environment */
+  int32_t store_port;     /* -1: from the environment */
   const char* store_host; /* NULL: from the environment */
   /* A backend name ("gloo", "ucx", "self") or a plugin path; NULL: WEFT_BACKEND, else gloo
    * when the world has more than one rank and self otherwise. A name holds at most 64 letters,
@@ -48,7 +48,8 @@ typedef struct weft_context_options {
   int64_t connect_timeout_ms;
 } weft_context_options_t;
 
-#define WEFT_CONTEXT_OPTIONS_INIT {sizeof(weft_context_options_t), -1, -1, -1, NULL, NULL, 0, 0}
+#define WEFT_CONTEXT_OPTIONS_INIT \
+  { sizeof(weft_context_options_t), -1, -1, -1, NULL, NULL, 0, 0 }
 
 /* Joins the world. opts NULL (or fields left at their defaults) reads the environment, first
  * match winning: explicit options, WEFT_RANK/WEFT_WORLD_SIZE/WEFT_STORE, torchrun, Open MPI /
@@ -85,8 +86,8 @@ WEFT_API weft_status_t weft_context_destroy(weft_context_t* ctx);
 WEFT_API weft_status_t weft_context_rank(const weft_context_t* ctx, int32_t* rank);
 WEFT_API weft_status_t weft_context_world_size(const weft_context_t* ctx, int32_t* world_size);
 /* The backend's name ("gloo"), as text (buf, len, needed). */
-WEFT_API weft_status_t weft_context_backend_name(const weft_context_t* ctx, char* buf,
-                                                 size_t len, size_t* needed);
+WEFT_API weft_status_t weft_context_backend_name(const weft_context_t* ctx, char* buf, size_t len,
+                                                 size_t* needed);
 
 /* Aborts every operation of the context: blocked calls return WEFT_ERR_ABORTED, later ones
  * fail at once. Any thread, any time (also while another thread destroys ctx), idempotent.

@@ -23,7 +23,8 @@ typedef struct weft_mesh_options {
   const char* const* dim_names;
 } weft_mesh_options_t;
 
-#define WEFT_MESH_OPTIONS_INIT {sizeof(weft_mesh_options_t), 0, NULL}
+#define WEFT_MESH_OPTIONS_INIT \
+  { sizeof(weft_mesh_options_t), 0, NULL }
 
 /* Creates a mesh of `ndim` (1..WEFT_MAX_MESH_NDIM) dims with extents `shape` (each >= 1).
  * ctx: the context whose world ranks the mesh holds, or NULL for an abstract mesh (planning,
@@ -35,9 +36,9 @@ WEFT_API weft_status_t weft_mesh_create(weft_context_t* ctx, int32_t ndim, const
                                         const int32_t* ranks, weft_mesh_t** mesh);
 
 /* weft_mesh_create with options (dim names). opts may be NULL. */
-WEFT_API weft_status_t weft_mesh_create_ex(weft_context_t* ctx, int32_t ndim,
-                                           const int64_t* shape, const int32_t* ranks,
-                                           const weft_mesh_options_t* opts, weft_mesh_t** mesh);
+WEFT_API weft_status_t weft_mesh_create_ex(weft_context_t* ctx, int32_t ndim, const int64_t* shape,
+                                           const int32_t* ranks, const weft_mesh_options_t* opts,
+                                           weft_mesh_t** mesh);
 
 /* Releases the handle. Layouts made from it stay valid. NULL is accepted; a destroyed or
  * foreign mesh gives WEFT_ERR_INVALID_ARGUMENT. A call another thread is in with the mesh
@@ -52,11 +53,9 @@ WEFT_API weft_status_t weft_mesh_size(const weft_mesh_t* mesh, int64_t* size);
 
 /* Writes ndim coordinates of `rank` into coord. A rank not in the mesh is
  * WEFT_ERR_INVALID_ARGUMENT; use weft_mesh_contains to ask without an error. */
-WEFT_API weft_status_t weft_mesh_coordinate(const weft_mesh_t* mesh, int32_t rank,
-                                            int64_t* coord);
+WEFT_API weft_status_t weft_mesh_coordinate(const weft_mesh_t* mesh, int32_t rank, int64_t* coord);
 /* *contains = 1 if `rank` is in the mesh, else 0. */
-WEFT_API weft_status_t weft_mesh_contains(const weft_mesh_t* mesh, int32_t rank,
-                                          int32_t* contains);
+WEFT_API weft_status_t weft_mesh_contains(const weft_mesh_t* mesh, int32_t rank, int32_t* contains);
 /* The world rank at `coord` (ndim entries, each in range). */
 WEFT_API weft_status_t weft_mesh_rank_at(const weft_mesh_t* mesh, const int64_t* coord,
                                          int32_t* rank);
@@ -67,8 +66,8 @@ WEFT_API weft_status_t weft_mesh_group(const weft_mesh_t* mesh, int32_t dim, int
 
 /* The sub-mesh over `dims` (nkeep ascending dim indices) that holds `rank`: the ranks sharing
  * rank's coordinates on every other dim. Dim names are kept. O(ndim) for default ranks. */
-WEFT_API weft_status_t weft_mesh_slice(const weft_mesh_t* mesh, int32_t nkeep,
-                                       const int32_t* dims, int32_t rank, weft_mesh_t** out);
+WEFT_API weft_status_t weft_mesh_slice(const weft_mesh_t* mesh, int32_t nkeep, const int32_t* dims,
+                                       int32_t rank, weft_mesh_t** out);
 /* weft_mesh_slice naming the kept dims (in any order; they are kept in mesh order). */
 WEFT_API weft_status_t weft_mesh_slice_by_names(const weft_mesh_t* mesh, int32_t nkeep,
                                                 const char* const* names, int32_t rank,
@@ -79,14 +78,12 @@ WEFT_API weft_status_t weft_mesh_flatten(const weft_mesh_t* mesh, int32_t first,
                                          const char* name, weft_mesh_t** out);
 
 /* Index of the dim called `name`; WEFT_ERR_INVALID_ARGUMENT if there is none. */
-WEFT_API weft_status_t weft_mesh_dim_index(const weft_mesh_t* mesh, const char* name,
-                                           int32_t* dim);
+WEFT_API weft_status_t weft_mesh_dim_index(const weft_mesh_t* mesh, const char* name, int32_t* dim);
 /* The name of `dim` ("" if unnamed), as text (buf, len, needed). */
 WEFT_API weft_status_t weft_mesh_dim_name(const weft_mesh_t* mesh, int32_t dim, char* buf,
                                           size_t len, size_t* needed);
 /* *equal = 1 if both meshes have the same context, shape and ranks (names do not count). */
-WEFT_API weft_status_t weft_mesh_equal(const weft_mesh_t* a, const weft_mesh_t* b,
-                                       int32_t* equal);
+WEFT_API weft_status_t weft_mesh_equal(const weft_mesh_t* a, const weft_mesh_t* b, int32_t* equal);
 /* A one-line description ("mesh [2, 4] (dp, tp) ranks 0..7"), as text. */
 WEFT_API weft_status_t weft_mesh_describe(const weft_mesh_t* mesh, char* buf, size_t len,
                                           size_t* needed);

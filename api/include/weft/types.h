@@ -35,7 +35,8 @@ extern "C" {
 
 /* Debian's DLPack 0.6 has no kDLBool; Weft's bool is one byte, DLDataType{6, 8, 1}. */
 #define WEFT_DLPACK_BOOL_CODE 6
-#define WEFT_DLPACK_BOOL {6, 8, 1}
+#define WEFT_DLPACK_BOOL \
+  { 6, 8, 1 }
 
 #define WEFT_MAX_MESH_NDIM 16
 #define WEFT_MAX_TENSOR_NDIM 32
@@ -66,9 +67,12 @@ typedef struct weft_placement {
   int32_t reserved;
 } weft_placement_t;
 
-#define WEFT_PLACEMENT_REPLICATE {WEFT_REPLICATE, 0, 0, 0}
-#define WEFT_PLACEMENT_SHARD(d) {WEFT_SHARD, (d), 0, 0}
-#define WEFT_PLACEMENT_PARTIAL(op) {WEFT_PARTIAL, 0, (op), 0}
+#define WEFT_PLACEMENT_REPLICATE \
+  { WEFT_REPLICATE, 0, 0, 0 }
+#define WEFT_PLACEMENT_SHARD(d) \
+  { WEFT_SHARD, (d), 0, 0 }
+#define WEFT_PLACEMENT_PARTIAL(op) \
+  { WEFT_PARTIAL, 0, (op), 0 }
 
 /* Per-call options of every communicating call (SPEC §6.3). Communicating calls end with
  * (void* stream, const weft_call_options_t* opts, weft_work_t** work):
@@ -90,7 +94,8 @@ typedef struct weft_call_options {
   int64_t timeout_ms;
 } weft_call_options_t;
 
-#define WEFT_CALL_OPTIONS_INIT {sizeof(weft_call_options_t), 0, 0}
+#define WEFT_CALL_OPTIONS_INIT \
+  { sizeof(weft_call_options_t), 0, 0 }
 
 #ifdef __cplusplus
 }

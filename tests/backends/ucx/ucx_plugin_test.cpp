@@ -174,8 +174,8 @@ TEST(UcxPlugin, CommCreateTimeoutBoundsTheWholeCall) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300 * r.rank));
     weft_bk_comm_t* g = nullptr;
     const auto t0 = Clock::now();
-    const weft_status_t s = r.plugin->comm_create(r.state, world, 3, r.rank, "late/",
-                                                  r.rank == 0 ? 450 : 20000, &g);
+    const weft_status_t s =
+        r.plugin->comm_create(r.state, world, 3, r.rank, "late/", r.rank == 0 ? 450 : 20000, &g);
     if (r.rank != 0) {
       if (s != WEFT_OK) return Err("comm_create of a late member", s);
       r.plugin->comm_destroy(g);
