@@ -1,9 +1,6 @@
 #include "backends/host/plugin_loader.hpp"
 
-#include <limits.h>
-
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -149,33 +146,6 @@ constexpr plugin::PluginAdapter kAdapters[] = {
 static_assert(offsetof(weft_backend_plugin_t, recv_strided) + sizeof(void*) ==
               WEFT_BACKEND_PLUGIN_V1_2_SIZE);
 
-// The value as a message shows it: its head, and its length when that is cut.
-std::string Shown(const std::string& v) {
-  constexpr size_t kHead = 40;
-  std::string head;
-  for (char c : v.substr(0, kHead)) head += (c >= 0x20 && c != 0x7f) ? c : '?';
-  if (v.size() <= kHead) return "\"" + head + "\"";
-  return "\"" + head + "...\" (" + std::to_string(v.size()) + " characters)";
-}
-
-Status CheckPath(const std::string& path, const std::string& what) {
-  if (path.size() > PATH_MAX - 1)
-    return InvalidArgument(what + " is a path of " + std::to_string(path.size()) +
-                           " characters but a path has at most " + std::to_string(PATH_MAX - 1) +
-                           " (PATH_MAX - 1)");
-  size_t begin = 0;
-  while (begin <= path.size()) {
-    const size_t end = std::min(path.find('/', begin), path.size());
-    if (end - begin > NAME_MAX)
-      return InvalidArgument(what + " is " + Shown(path) + ", whose component at character " +
-                             std::to_string(begin) + " has " + std::to_string(end - begin) +
-                             " characters but a file name has at most " + std::to_string(NAME_MAX) +
-                             " (NAME_MAX)");
-    begin = end + 1;
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 const plugin::PluginKind kBackendKind = {
@@ -193,25 +163,7 @@ const plugin::PluginKind kBackendKind = {
 };
 
 Status CheckPluginName(const std::string& name_or_path, const std::string& what) {
-  const bool path = name_or_path.find('/') != std::string::npos;
-  for (size_t i = 0; i < name_or_path.size(); ++i) {
-    const auto c = static_cast<unsigned char>(name_or_path[i]);
-    const bool ok =
-        path ? (c >= 0x20 && c != 0x7f) : (std::isalnum(c) || c == '_' || c == '-' || c == '.');
-    if (!ok)
-      return InvalidArgument(what + " is " + Shown(name_or_path) + ", with character " +
-                             std::to_string(c) + " at " + std::to_string(i) +
-                             (path ? ": a path may hold no control characters"
-                                   : ": a backend name holds letters, digits, '_', '-' and '.' "
-                                     "(give a path, with a '/', for a plugin elsewhere)"));
-  }
-  if (path) return CheckPath(name_or_path, what);
-  if (name_or_path.empty()) return InvalidArgument(what + " is empty");
-  if (name_or_path.size() > kMaxPluginName)
-    return InvalidArgument(what + " is " + Shown(name_or_path) +
-                           " but a backend name has at most " + std::to_string(kMaxPluginName) +
-                           " characters (give a path, with a '/', for a plugin elsewhere)");
-  return Status::Ok();
+  return plugin::CheckName(kBackendKind, name_or_path, what);
 }
 
 std::vector<std::string> PluginSearchPath(const std::string& name) {
@@ -220,7 +172,6 @@ std::vector<std::string> PluginSearchPath(const std::string& name) {
 
 Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_or_path,
                                                         const std::string& disabled_ops) {
-  WEFT_RETURN_IF_ERROR(CheckPluginName(name_or_path, "the backend"));
   auto plugin = std::shared_ptr<LoadedPlugin>(new LoadedPlugin());
   WEFT_ASSIGN_OR_RETURN(plugin->loaded_,
                         plugin::LoadPlugin<weft_backend_plugin_t>(kBackendKind, name_or_path));

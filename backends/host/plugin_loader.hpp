@@ -55,7 +55,7 @@ Result<std::shared_ptr<LoadedPlugin>> LoadBackendPlugin(const std::string& name_
 // by path (with a '/': at most PATH_MAX - 1 bytes, each component at most NAME_MAX, no control
 // characters); otherwise INVALID_ARGUMENT saying which limit, with `what` naming the value
 // ("opts->backend").
-inline constexpr size_t kMaxPluginName = 64;
+using plugin::kMaxPluginName;
 Status CheckPluginName(const std::string& name_or_path, const std::string& what);
 
 // Where the loader looked for `name`, in order (for error messages and tests).
