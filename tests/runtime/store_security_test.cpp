@@ -3,7 +3,6 @@
 // the driver plays a stranger on the same machine. Each case is one launch of a few seconds.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -18,6 +17,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/wire.hpp"
 #include "tests/runtime/worker_group.hpp"
+#include "tests/support/net.hpp"
 #include "weft/weft.h"
 
 namespace weft::test {
@@ -149,23 +149,8 @@ TEST(StoreSecurityTest, Ipv6AndAllOf127AreLoopbackStores) {
   ExpectCreates("127.0.0.2:" + std::to_string(PickFreePort()), {});
 }
 
-// An IPv4 address of this machine that is not loopback, or "" if it has none.
-std::string NetworkAddress() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return "";
-  std::string found;
-  for (ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    char text[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof(text));
-    if (std::string(text).rfind("127.", 0) != 0) found = text;
-  }
-  freeifaddrs(list);
-  return found;
-}
-
 TEST(StoreSecurityTest, ANetworkStoreNeedsATokenOrInsecure) {
-  const std::string address = NetworkAddress();
+  const std::string address = weft_test::NetworkAddress();
   if (address.empty()) GTEST_SKIP() << "this machine has no non-loopback IPv4 address";
   const std::string store = address + ":" + std::to_string(PickFreePort());
   {

@@ -1,35 +1,18 @@
 // Where the store listens and how its host is looked up (SPEC §8 "Store security"): exactly
 // the named address (IPv6 and all of 127/8 included), a host that does not exist fails at
 // once, and the secret policy tells loopback stores from ones other machines can reach.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <ifaddrs.h>
-#include <netinet/in.h>
 
 #include "backends/bootstrap/client_socket.hpp"
 #include "backends/bootstrap/store.hpp"
 #include "tests/backends/bootstrap/store_test_util.hpp"
+#include "tests/support/net.hpp"
 
 namespace weft::backends::bootstrap::testing {
 namespace {
 
 bool Mentions(const Status& status, const std::string& text) {
   return status.message().find(text) != std::string::npos;
-}
-
-// An IPv4 address of this machine that is not loopback, or "" if it has none.
-std::string NetworkAddress() {
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) return "";
-  std::string found;
-  for (ifaddrs* i = list; i != nullptr && found.empty(); i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
-    char text[INET_ADDRSTRLEN] = {};
-    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof(text));
-    if (std::string(text).rfind("127.", 0) != 0) found = text;
-  }
-  freeifaddrs(list);
-  return found;
 }
 
 bool Reachable(const std::string& host, uint16_t port) {
@@ -69,7 +52,7 @@ TEST_F(StoreAddressTest, BindsOnlyTheNamedAddress) {
   EXPECT_TRUE(Reachable("127.0.0.1", port));
   EXPECT_FALSE(Reachable("127.0.0.2", port));
   EXPECT_FALSE(Reachable("::1", port));
-  const std::string network = NetworkAddress();
+  const std::string network = weft_test::NetworkAddress();
   if (network.empty()) GTEST_SKIP() << "this machine has no non-loopback IPv4 address";
   EXPECT_FALSE(Reachable(network, port));
   StoreServer::Options options = ServerOptions();
