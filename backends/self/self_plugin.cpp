@@ -7,9 +7,12 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "common/copy.hpp"
+#include "common/plugin_kit/entry.hpp"
 #include "weft/backend_plugin.h"
 
 struct weft_bk_request {
@@ -136,8 +139,8 @@ weft_status_t Barrier(weft_bk_comm_t*, const weft_bk_op_t*, weft_bk_request_t** 
   return Finish(req, WEFT_OK);
 }
 
-weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
-                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+weft_status_t SendBody(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataType t,
+                       int32_t peer, int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
   if (weft_status_t s = CheckPeer(c, peer); s != WEFT_OK) return s;
   if (!OnHost(a)) return Fail(c, WEFT_ERR_UNSUPPORTED, "self: device memory is not supported");
   const uint64_t bytes = Bytes(count, t);
@@ -160,8 +163,8 @@ weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataTyp
   return Finish(req, WEFT_OK);
 }
 
-weft_status_t Recv(weft_bk_comm_t* c, void* buf, uint64_t count, DLDataType t, int32_t peer,
-                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+weft_status_t RecvBody(weft_bk_comm_t* c, void* buf, uint64_t count, DLDataType t, int32_t peer,
+                       int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
   if (weft_status_t s = CheckPeer(c, peer); s != WEFT_OK) return s;
   if (!OnHost(a)) return Fail(c, WEFT_ERR_UNSUPPORTED, "self: device memory is not supported");
   const uint64_t bytes = Bytes(count, t);
@@ -184,6 +187,27 @@ weft_status_t Recv(weft_bk_comm_t* c, void* buf, uint64_t count, DLDataType t, i
   c->pending_recvs[tag].push_back(r);
   *req = r;
   return WEFT_OK;
+}
+
+// Queuing a message or a receive allocates (std::map, std::deque, the message's copy): what that
+// throws becomes a status and a message here, never an exception across the C ABI.
+template <typename Body>
+weft_status_t Guarded(weft_bk_comm_t* c, Body&& body) noexcept {
+  return weft::plugin_kit::Guard(std::forward<Body>(body), [c](const weft::plugin_kit::Failure& f) {
+    const std::string m = "self: " + f.message;
+    c->state->host->set_error(c->state->host->host_data, m.c_str());
+    return f.status;
+  });
+}
+
+weft_status_t Send(weft_bk_comm_t* c, const void* buf, uint64_t count, DLDataType t, int32_t peer,
+                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+  return Guarded(c, [&] { return SendBody(c, buf, count, t, peer, tag, a, req); });
+}
+
+weft_status_t Recv(weft_bk_comm_t* c, void* buf, uint64_t count, DLDataType t, int32_t peer,
+                   int64_t tag, const weft_bk_op_t* a, weft_bk_request_t** req) {
+  return Guarded(c, [&] { return RecvBody(c, buf, count, t, peer, tag, a, req); });
 }
 
 weft_status_t GroupNoop(weft_bk_comm_t*) { return WEFT_OK; }
