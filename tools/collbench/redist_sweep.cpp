@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tools/collbench/cases.hpp"
@@ -49,6 +50,65 @@ class Reference {
   std::unique_ptr<Case> case_;
 };
 
+// The reference collective of pattern p at `size` global bytes, or nullptr when it has none.
+std::unique_ptr<Reference> MakeReference(weft_context_t* ctx, RawGloo* raw_gloo, const Pattern& p,
+                                         int64_t size, int32_t nranks, int32_t rank) {
+  const std::optional<RawRef> r = ReferenceFor(p, size, nranks);
+  if (!r) return nullptr;
+  const DType& f32 = *FindDType("float32");
+  const Geometry g = MakeGeometry(r->op, r->nominal_bytes, f32, nranks, rank);
+  if (g.count <= 0) return nullptr;
+  auto c = std::make_unique<Case>(r->op, g, f32, r->redop, nranks, rank);
+  RawGloo* raw = raw_gloo != nullptr && RawGloo::Supports(*c) ? raw_gloo : nullptr;
+  return std::make_unique<Reference>(ctx, raw, std::move(c));
+}
+
+// Warm-up and timed iterations, each after a barrier: the redistribute, then the reference.
+bool TimeRuns(weft_context_t* ctx, const Options& o, RedistCase& rc, Reference* ref,
+              const std::string& name, std::vector<double>* redist_s, std::vector<double>* ref_s,
+              std::string* error) {
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    const bool timed = i >= o.warmup;
+    if (weft_status_t s = weft_barrier(ctx, nullptr, 0, nullptr, nullptr, nullptr); s) {
+      *error = WeftError("barrier", s);
+      return false;
+    }
+    auto t0 = Clock::now();
+    if (weft_status_t s = rc.Run(); s != WEFT_OK) {
+      *error = WeftError("weft_plan_execute " + name, s);
+      return false;
+    }
+    if (timed) redist_s->push_back(Seconds(t0, Clock::now()));
+    if (!ref) continue;
+    if (!ref->Barrier(error)) return false;
+    t0 = Clock::now();
+    if (!ref->Run(error)) return false;
+    if (timed) ref_s->push_back(Seconds(t0, Clock::now()));
+  }
+  return true;
+}
+
+// One checked run of each: wrong[0] and wrong[1] become the world's wrong elements of the
+// redistribute and the reference (-1: not checked).
+bool CheckRuns(weft_context_t* ctx, RedistCase& rc, Reference* ref, const std::string& name,
+               int64_t* wrong, std::string* error) {
+  rc.Fill();
+  if (weft_status_t s = rc.Run(); s != WEFT_OK) {
+    *error = WeftError("weft_plan_execute " + name, s);
+    return false;
+  }
+  wrong[0] = rc.CountWrong();
+  if (ref) {
+    ref->c().Fill();
+    if (!ref->Run(error)) return false;
+    wrong[1] = ref->c().CountWrong();
+  }
+  // -1 (unchecked) is the same on every rank, so the sum stays negative.
+  if (!AllreduceInPlace(ctx, wrong, 2, {kDLInt, 64, 1}, WEFT_REDUCE_SUM, error)) return false;
+  for (int k = 0; k < 2; ++k) wrong[k] = wrong[k] < 0 ? -1 : wrong[k];
+  return true;
+}
+
 }  // namespace
 
 std::optional<Row> RedistSweep::Measure(const Pattern& p, int64_t bytes, std::string* plan,
@@ -58,59 +118,17 @@ std::optional<Row> RedistSweep::Measure(const Pattern& p, int64_t bytes, std::st
   if (!rc.Init(ctx_, p, bytes, rank_, nranks_, error)) return std::nullopt;
   if (plan != nullptr) *plan = rc.Describe();
   const int64_t size = rc.size_bytes();
-
-  std::unique_ptr<Reference> ref;
-  if (const std::optional<RawRef> r = ReferenceFor(p, size, nranks_)) {
-    const DType& f32 = *FindDType("float32");
-    const Geometry g = MakeGeometry(r->op, r->nominal_bytes, f32, nranks_, rank_);
-    if (g.count > 0) {
-      auto c = std::make_unique<Case>(r->op, g, f32, r->redop, nranks_, rank_);
-      RawGloo* raw = raw_ != nullptr && RawGloo::Supports(*c) ? raw_ : nullptr;
-      ref = std::make_unique<Reference>(ctx_, raw, std::move(c));
-    }
-  }
+  std::unique_ptr<Reference> ref = MakeReference(ctx_, raw_, p, size, nranks_, rank_);
 
   std::vector<double> redist_s, ref_s;
   int64_t wrong[2] = {-1, -1};  // redistribute, reference
   try {
     rc.Fill();
     if (ref) ref->c().Fill();
-    for (int i = 0; i < options_.warmup + options_.iters; ++i) {
-      const bool timed = i >= options_.warmup;
-      if (weft_status_t s = weft_barrier(ctx_, nullptr, 0, nullptr, nullptr, nullptr); s) {
-        *error = WeftError("barrier", s);
-        return std::nullopt;
-      }
-      auto t0 = Clock::now();
-      if (weft_status_t s = rc.Run(); s != WEFT_OK) {
-        *error = WeftError("weft_plan_execute " + p.name, s);
-        return std::nullopt;
-      }
-      if (timed) redist_s.push_back(Seconds(t0, Clock::now()));
-      if (!ref) continue;
-      if (!ref->Barrier(error)) return std::nullopt;
-      t0 = Clock::now();
-      if (!ref->Run(error)) return std::nullopt;
-      if (timed) ref_s.push_back(Seconds(t0, Clock::now()));
-    }
-    if (options_.check) {
-      rc.Fill();
-      if (weft_status_t s = rc.Run(); s != WEFT_OK) {
-        *error = WeftError("weft_plan_execute " + p.name, s);
-        return std::nullopt;
-      }
-      wrong[0] = rc.CountWrong();
-      if (ref) {
-        ref->c().Fill();
-        if (!ref->Run(error)) return std::nullopt;
-        wrong[1] = ref->c().CountWrong();
-      }
-      // -1 (unchecked) is the same on every rank, so the sum stays negative.
-      if (!AllreduceInPlace(ctx_, wrong, 2, {kDLInt, 64, 1}, WEFT_REDUCE_SUM, error)) {
-        return std::nullopt;
-      }
-      for (int64_t& w : wrong) w = w < 0 ? -1 : w;
-    }
+    if (!TimeRuns(ctx_, options_, rc, ref.get(), p.name, &redist_s, &ref_s, error))
+      return std::nullopt;
+    if (options_.check && !CheckRuns(ctx_, rc, ref.get(), p.name, wrong, error))
+      return std::nullopt;
   } catch (const std::exception& e) {
     *error = "raw gloo reference of " + p.name + ": " + e.what();
     return std::nullopt;

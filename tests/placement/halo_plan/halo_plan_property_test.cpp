@@ -162,144 +162,182 @@ std::array<int64_t, kMaxTensorDims> SourceOf(const Region& r,
 
 using Cell = std::array<int64_t, kMaxTensorDims>;
 
-void CheckCase(const Setup& s, const std::vector<std::shared_ptr<const HaloPlan>>& plans) {
-  const Layout& l = *s.layout;
-  const Mesh& mesh = l.mesh();
-  const int32_t nd = l.ndim();
-  const HaloSpec& spec = s.spec;
-  auto rule = [&](int32_t d) -> const DimSpec* {
-    for (const DimSpec& x : spec.dims)
+// Checks one position's plan against the reference: every window cell produced exactly once,
+// each from the right source, and messages that match the peers' plans.
+class PositionCheck {
+ public:
+  PositionCheck(const Setup& s, const std::vector<std::shared_ptr<const HaloPlan>>& plans,
+                int64_t pos)
+      : s_(s),
+        l_(*s.layout),
+        plans_(plans),
+        pos_(pos),
+        p_(*plans[static_cast<size_t>(pos)]),
+        me_(CoordOf(pos)),
+        owned_(planner::BlockBox(l_, me_.data())),
+        star_(s.spec.stencil == Stencil::kStar) {}
+
+  void Run() {
+    ASSERT_EQ(p_.owned(), owned_);
+    ForEachCell(p_.interior(), [&](const Cell& g) { ++count_[g]; });
+    for (const Box& b : p_.skipped())
+      ForEachCell(b, [&](const Cell& g) {
+        EXPECT_TRUE(star_ && Outside(g) >= 2);
+        ++count_[g];
+      });
+    for (const Phase& ph : p_.phases()) {
+      for (const Region& r : ph.self) CheckRegion(r, pos_, ph.dim);
+      CheckMessages(ph);
+      CheckConstants(ph);
+    }
+    CheckWindowOnce();
+  }
+
+ private:
+  const DimSpec* Rule(int32_t d) const {
+    for (const DimSpec& x : s_.spec.dims)
       if (x.dim == d) return &x;
     return nullptr;
-  };
-  auto coord_of = [&](int64_t pos) {
+  }
+  Coord CoordOf(int64_t pos) const {
+    const Mesh& mesh = l_.mesh();
     Coord c{};
     for (int32_t m = mesh.ndim() - 1; m >= 0; --m) {
       c[m] = pos % mesh.shape()[m];
       pos /= mesh.shape()[m];
     }
     return c;
-  };
-  const Transport t = plans[0]->transport();
-  for (const auto& p : plans) ASSERT_EQ(p->transport(), t) << "ranks chose different transports";
-  const bool star = spec.stencil == Stencil::kStar;
-  for (int64_t pos = 0; pos < mesh.size(); ++pos) {
-    const HaloPlan& p = *plans[static_cast<size_t>(pos)];
-    const Coord me = coord_of(pos);
-    const Box owned = planner::BlockBox(l, me.data());
-    ASSERT_EQ(p.owned(), owned);
-    std::map<Cell, int> count;
-    auto outside = [&](const Cell& g) {
-      int o = 0;
-      for (int32_t d = 0; d < nd; ++d)
-        o += (g[d] < owned.offset[d] || g[d] >= owned.offset[d] + owned.shape[d]) ? 1 : 0;
-      return o;
-    };
-    auto expected_source = [&](const Cell& g, bool* constant) {
-      Cell src{};
-      *constant = false;
-      for (int32_t d = 0; d < nd; ++d) {
-        const DimSpec* r = rule(d);
-        const auto m = r ? RefMap(g[d], l.shape()[d], r->lo_rule, r->hi_rule) : g[d];
-        if (!m) *constant = true;
-        src[d] = m.value_or(0);
-      }
-      return src;
-    };
-    ForEachCell(p.interior(), [&](const Cell& g) { ++count[g]; });
-    for (const Box& b : p.skipped())
-      ForEachCell(b, [&](const Cell& g) {
-        EXPECT_TRUE(star && outside(g) >= 2);
-        ++count[g];
-      });
-    // A region's reads: the reference source in the dim its phase maps (all dims in NEIGHBOR),
-    // the cell itself in the dims earlier phases filled.
-    auto check_region = [&](const Region& r, int64_t owner, int32_t phase_dim) {
-      const Box ob = planner::BlockBox(l, coord_of(owner).data());
-      const Coord oc = coord_of(owner);
-      for (int32_t m = 0; m < mesh.ndim(); ++m) {
-        const auto* sh = std::get_if<Shard>(&l.placements()[static_cast<size_t>(m)]);
-        if (!sh) {
-          EXPECT_EQ(oc[m], me[m]) << "owner differs on a Replicate/Partial mesh dim";
-        }
-      }
-      ForEachCell(r.dst, [&](const Cell& g) {
-        ++count[g];
-        bool constant = false;
-        Cell want = expected_source(g, &constant);
-        // PHASES forwards cells of earlier dims, constant ones included, from the owner's
-        // padded block: only the phase's own dim is mapped.
-        if (phase_dim >= 0) {
-          const DimSpec* r = rule(phase_dim);
-          constant = !RefMap(g[phase_dim], l.shape()[phase_dim], r->lo_rule, r->hi_rule);
-          for (int32_t d = 0; d < nd; ++d)
-            if (d != phase_dim) want[d] = g[d];
-        }
-        EXPECT_FALSE(constant);
-        const Cell got = SourceOf(r, g);
-        for (int32_t d = 0; d < nd; ++d) ASSERT_EQ(got[d], want[d]) << "dim " << d;
-        if (phase_dim < 0) {
-          EXPECT_TRUE(Inside(ob, got)) << "the owner does not hold the source cell";
-          EXPECT_FALSE(star && outside(g) >= 2);
-        } else {
-          EXPECT_TRUE(ob.offset[phase_dim] <= got[phase_dim] &&
-                      got[phase_dim] < ob.offset[phase_dim] + ob.shape[phase_dim]);
-        }
-      });
-    };
-    for (const Phase& ph : p.phases()) {
-      for (const Region& r : ph.self) check_region(r, pos, ph.dim);
-      for (const Message& m : ph.recvs) {
-        EXPECT_NE(m.peer, pos);
-        int64_t elements = 0;
-        for (const Region& r : m.regions) {
-          check_region(r, m.peer, ph.dim);
-          elements += r.src.Volume();
-        }
-        EXPECT_EQ(elements, m.elements);
-        // The peer sends exactly these regions, in this order, in the same phase.
-        const HaloPlan& q = *plans[static_cast<size_t>(m.peer)];
-        const size_t k = static_cast<size_t>(&ph - p.phases().data());
-        const Message* sent = nullptr;
-        for (const Message& x : q.phases()[k].sends)
-          if (x.peer == pos) sent = &x;
-        ASSERT_NE(sent, nullptr) << "position " << m.peer << " sends nothing to " << pos;
-        ASSERT_EQ(sent->regions.size(), m.regions.size());
-        for (size_t i = 0; i < m.regions.size(); ++i) {
-          EXPECT_EQ(sent->regions[i].src, m.regions[i].src);
-          EXPECT_EQ(sent->regions[i].dst, m.regions[i].dst);
-        }
-      }
-      for (const Message& m : ph.sends) {  // and nothing the peer does not expect
-        const HaloPlan& q = *plans[static_cast<size_t>(m.peer)];
-        const size_t k = static_cast<size_t>(&ph - p.phases().data());
-        bool found = false;
-        for (const Message& x : q.phases()[k].recvs) found = found || x.peer == pos;
-        EXPECT_TRUE(found);
-      }
-      for (const Box& b : ph.constants)
-        ForEachCell(b, [&](const Cell& g) {
-          bool constant = false;
-          expected_source(g, &constant);
-          if (ph.dim >= 0) {
-            const DimSpec* r = rule(ph.dim);
-            constant = !RefMap(g[ph.dim], l.shape()[ph.dim], r->lo_rule, r->hi_rule);
-          }
-          EXPECT_TRUE(constant);
-          ++count[g];
-        });
+  }
+  // In how many dims g lies outside the owned block.
+  int Outside(const Cell& g) const {
+    int o = 0;
+    for (int32_t d = 0; d < l_.ndim(); ++d)
+      o += (g[d] < owned_.offset[d] || g[d] >= owned_.offset[d] + owned_.shape[d]) ? 1 : 0;
+    return o;
+  }
+  // The reference source of window cell g; *constant when a boundary rule makes it a constant.
+  Cell ExpectedSource(const Cell& g, bool* constant) const {
+    Cell src{};
+    *constant = false;
+    for (int32_t d = 0; d < l_.ndim(); ++d) {
+      const DimSpec* r = Rule(d);
+      const auto m = r ? RefMap(g[d], l_.shape()[d], r->lo_rule, r->hi_rule) : g[d];
+      if (!m) *constant = true;
+      src[d] = m.value_or(0);
     }
-    // Every window cell exactly once (star's skipped corners included).
-    int64_t cells = 0;
-    ForEachCell(p.window(), [&](const Cell& g) {
-      ++cells;
-      const auto it = count.find(g);
-      if (it == count.end() || it->second != 1) {
-        ADD_FAILURE() << "position " << pos << ": a window cell is produced "
-                      << (it == count.end() ? 0 : it->second) << " times";
+    return src;
+  }
+  bool ConstantInPhase(const Cell& g, int32_t phase_dim) const {
+    const DimSpec* r = Rule(phase_dim);
+    return !RefMap(g[phase_dim], l_.shape()[phase_dim], r->lo_rule, r->hi_rule);
+  }
+
+  // A region's reads: the reference source in the dim its phase maps (all dims in NEIGHBOR),
+  // the cell itself in the dims earlier phases filled.
+  void CheckRegion(const Region& r, int64_t owner, int32_t phase_dim) {
+    const Box ob = planner::BlockBox(l_, CoordOf(owner).data());
+    const Coord oc = CoordOf(owner);
+    for (int32_t m = 0; m < l_.mesh().ndim(); ++m) {
+      if (!std::holds_alternative<Shard>(l_.placements()[static_cast<size_t>(m)])) {
+        EXPECT_EQ(oc[m], me_[m]) << "owner differs on a Replicate/Partial mesh dim";
+      }
+    }
+    ForEachCell(r.dst, [&](const Cell& g) {
+      ++count_[g];
+      bool constant = false;
+      Cell want = ExpectedSource(g, &constant);
+      // PHASES forwards cells of earlier dims, constant ones included, from the owner's
+      // padded block: only the phase's own dim is mapped.
+      if (phase_dim >= 0) {
+        constant = ConstantInPhase(g, phase_dim);
+        for (int32_t d = 0; d < l_.ndim(); ++d)
+          if (d != phase_dim) want[d] = g[d];
+      }
+      EXPECT_FALSE(constant);
+      const Cell got = SourceOf(r, g);
+      for (int32_t d = 0; d < l_.ndim(); ++d) ASSERT_EQ(got[d], want[d]) << "dim " << d;
+      if (phase_dim < 0) {
+        EXPECT_TRUE(Inside(ob, got)) << "the owner does not hold the source cell";
+        EXPECT_FALSE(star_ && Outside(g) >= 2);
+      } else {
+        EXPECT_TRUE(ob.offset[phase_dim] <= got[phase_dim] &&
+                    got[phase_dim] < ob.offset[phase_dim] + ob.shape[phase_dim]);
       }
     });
-    EXPECT_EQ(static_cast<int64_t>(count.size()), cells) << "cells produced outside the window";
+  }
+
+  void CheckMessages(const Phase& ph) {
+    const size_t k = static_cast<size_t>(&ph - p_.phases().data());
+    for (const Message& m : ph.recvs) {
+      EXPECT_NE(m.peer, pos_);
+      int64_t elements = 0;
+      for (const Region& r : m.regions) {
+        CheckRegion(r, m.peer, ph.dim);
+        elements += r.src.Volume();
+      }
+      EXPECT_EQ(elements, m.elements);
+      // The peer sends exactly these regions, in this order, in the same phase.
+      const HaloPlan& q = *plans_[static_cast<size_t>(m.peer)];
+      const Message* sent = nullptr;
+      for (const Message& x : q.phases()[k].sends)
+        if (x.peer == pos_) sent = &x;
+      ASSERT_NE(sent, nullptr) << "position " << m.peer << " sends nothing to " << pos_;
+      ASSERT_EQ(sent->regions.size(), m.regions.size());
+      for (size_t i = 0; i < m.regions.size(); ++i) {
+        EXPECT_EQ(sent->regions[i].src, m.regions[i].src);
+        EXPECT_EQ(sent->regions[i].dst, m.regions[i].dst);
+      }
+    }
+    for (const Message& m : ph.sends) {  // and nothing the peer does not expect
+      const HaloPlan& q = *plans_[static_cast<size_t>(m.peer)];
+      bool found = false;
+      for (const Message& x : q.phases()[k].recvs) found = found || x.peer == pos_;
+      EXPECT_TRUE(found);
+    }
+  }
+
+  void CheckConstants(const Phase& ph) {
+    for (const Box& b : ph.constants)
+      ForEachCell(b, [&](const Cell& g) {
+        bool constant = false;
+        ExpectedSource(g, &constant);
+        if (ph.dim >= 0) constant = ConstantInPhase(g, ph.dim);
+        EXPECT_TRUE(constant);
+        ++count_[g];
+      });
+  }
+
+  // Every window cell exactly once (star's skipped corners included).
+  void CheckWindowOnce() {
+    int64_t cells = 0;
+    ForEachCell(p_.window(), [&](const Cell& g) {
+      ++cells;
+      const auto it = count_.find(g);
+      if (it == count_.end() || it->second != 1) {
+        ADD_FAILURE() << "position " << pos_ << ": a window cell is produced "
+                      << (it == count_.end() ? 0 : it->second) << " times";
+      }
+    });
+    EXPECT_EQ(static_cast<int64_t>(count_.size()), cells) << "cells produced outside the window";
+  }
+
+  const Setup& s_;
+  const Layout& l_;
+  const std::vector<std::shared_ptr<const HaloPlan>>& plans_;
+  const int64_t pos_;
+  const HaloPlan& p_;
+  const Coord me_;
+  const Box owned_;
+  const bool star_;
+  std::map<Cell, int> count_;
+};
+
+void CheckCase(const Setup& s, const std::vector<std::shared_ptr<const HaloPlan>>& plans) {
+  const Transport t = plans[0]->transport();
+  for (const auto& p : plans) ASSERT_EQ(p->transport(), t) << "ranks chose different transports";
+  for (int64_t pos = 0; pos < s.layout->mesh().size(); ++pos) {
+    PositionCheck(s, plans, pos).Run();
+    if (::testing::Test::HasFatalFailure()) return;
   }
 }
 
