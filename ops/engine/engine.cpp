@@ -1,0 +1,187 @@
+#include "ops/engine/engine.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "common/fnv1a.hpp"
+#include "ops/engine/candidate.hpp"
+#include "placement/planner/search.hpp"
+
+namespace weft::ops {
+namespace {
+
+using placement::Layout;
+using placement::LayoutPtr;
+
+std::string Str(int64_t v) { return std::to_string(v); }
+
+Status CheckInputs(const OpDef& op, std::span<const LayoutPtr> inputs) {
+  const auto n = static_cast<int32_t>(inputs.size());
+  if (n < op.min_inputs || n > op.max_inputs)
+    return InvalidArgument("operator '" + op.name + "' takes " +
+                           (op.min_inputs == op.max_inputs
+                                ? Str(op.min_inputs)
+                                : Str(op.min_inputs) + " to " + Str(op.max_inputs)) +
+                           " inputs, got " + Str(n));
+  for (int32_t i = 0; i < n; ++i)
+    if (!inputs[static_cast<size_t>(i)])
+      return InvalidArgument("operator '" + op.name + "': input " + Str(i) + " is NULL");
+  for (int32_t i = 1; i < n; ++i)
+    if (!inputs[static_cast<size_t>(i)]->mesh().SameAs(inputs[0]->mesh()))
+      return InvalidArgument("operator '" + op.name + "': input " + Str(i) +
+                             " is on another mesh than input 0");
+  return Status::Ok();
+}
+
+// The rule's answer, its exceptions turned into a status naming the operator (plugin rules
+// arrive through callbacks that may throw).
+Result<RuleResult> RunRule(const OpDef& op, std::span<const LayoutPtr> inputs,
+                           const Attributes& attrs, std::vector<TensorInfo>* infos) {
+  for (const LayoutPtr& l : inputs) infos->push_back({l->shape(), l->dtype()});
+  RuleResult r;
+  try {
+    WEFT_RETURN_IF_ERROR(op.rule(*infos, attrs, &r));
+  } catch (const std::exception& e) {
+    return Internal("operator '" + op.name + "' (" + op.source + "): its rule threw: " + e.what());
+  } catch (...) {
+    return Internal("operator '" + op.name + "' (" + op.source + "): its rule threw");
+  }
+  WEFT_RETURN_IF_ERROR(CheckRuleResult(op.name.c_str(), *infos, r));
+  return r;
+}
+
+// Advances `choice` to the next combination, mesh dim 0 most significant; false after the last.
+bool Next(std::vector<int32_t>& choice, size_t strategies) {
+  for (size_t m = choice.size(); m-- > 0;) {
+    if (choice[m] < 0) continue;
+    if (static_cast<size_t>(++choice[m]) < strategies) return true;
+    choice[m] = 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+uint64_t LayoutFingerprint(const Layout& l) {
+  Fnv1a h;
+  h.Int(static_cast<int64_t>(reinterpret_cast<uintptr_t>(&l.mesh())));
+  h.Ints(l.shape()).Int(l.dtype().code).Int(l.dtype().bits).Int(l.dtype().lanes);
+  for (const placement::Placement& p : l.placements()) {
+    h.Int(static_cast<int64_t>(p.index()));
+    if (const auto* s = std::get_if<placement::Shard>(&p)) h.Int(s->dim);
+    if (const auto* q = std::get_if<placement::Partial>(&p)) h.Int(static_cast<int64_t>(q->op));
+  }
+  for (int32_t d = 0; d < l.ndim(); ++d)
+    if (l.split(d).is_explicit()) h.Int(d).Ints(l.split(d).sizes);
+  return h.value();
+}
+
+std::string Strategy::Describe() const {
+  std::string out = op + ": cost " + std::to_string(cost * 1e6) + " us";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    out += "\n  input " + Str(int64_t(i)) + " -> " + inputs[i]->Describe() + " (" +
+           std::to_string(input_costs[i] * 1e6) + " us)";
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out += "\n  output " + Str(int64_t(i)) + ": " + outputs[i]->Describe();
+  return out;
+}
+
+Engine::Engine(const Registry& registry, placement::planner::CostModel model)
+    : registry_(registry), model_(std::move(model)) {}
+
+Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
+  if (from->SameAs(*to)) return 0.0;
+  const uint64_t key = Fnv1a().Int(LayoutFingerprint(*from)).Int(LayoutFingerprint(*to)).value();
+  auto& bucket = moves_[key];
+  for (const Move& m : bucket)
+    if (m.from->SameAs(*from) && m.to->SameAs(*to)) return m.cost;
+  WEFT_ASSIGN_OR_RETURN(placement::planner::Plan plan,
+                        placement::planner::PlanRedistribute(from, to, model_));
+  bucket.push_back({from, to, plan.cost});
+  return plan.cost;
+}
+
+Result<std::vector<StrategyPtr>> Engine::Candidates(const OpDef& op,
+                                                    std::span<const LayoutPtr> inputs,
+                                                    const Attributes& attrs, bool all) {
+  std::vector<TensorInfo> infos;
+  WEFT_ASSIGN_OR_RETURN(RuleResult r, RunRule(op, inputs, attrs, &infos));
+  const placement::Mesh& mesh = inputs[0]->mesh();
+  std::vector<int32_t> choice(static_cast<size_t>(mesh.ndim()), 0);
+  int64_t count = 1;
+  for (int32_t m = 0; m < mesh.ndim(); ++m) {
+    if (mesh.shape()[m] == 1) {
+      choice[static_cast<size_t>(m)] = -1;
+      continue;
+    }
+    count *= static_cast<int64_t>(r.strategies.size());
+    if (count > kMaxCandidates)
+      return Unsupported("operator '" + op.name + "': more than " + Str(kMaxCandidates) +
+                         " candidate strategies on this mesh");
+  }
+  std::vector<StrategyPtr> out;
+  do {
+    auto c = BuildCandidate(inputs, r, choice);
+    if (!c.ok()) continue;  // no layout for this combination
+    auto s = std::make_shared<Strategy>();
+    bool valid = true;
+    for (size_t i = 0; i < inputs.size() && valid; ++i) {
+      auto cost = MoveCost(inputs[i], c->inputs[i]);
+      if (!cost.ok()) valid = false;  // e.g. P(max) -> P(sum): no redistribute does it
+      else s->input_costs.push_back(*cost), s->cost += *cost;
+    }
+    if (!valid) continue;
+    s->op = op.name;
+    s->inputs = std::move(c->inputs);
+    s->outputs = std::move(c->outputs);
+    s->choice = std::move(c->choice);
+    // Strictly cheaper only: among equal costs the earliest in the fixed order stays.
+    if (all) out.push_back(std::move(s));
+    else if (out.empty() || s->cost < out[0]->cost) out.assign(1, std::move(s));
+  } while (Next(choice, r.strategies.size()));
+  if (out.empty())
+    return InvalidArgument("operator '" + op.name + "' has no strategy for these inputs");
+  std::stable_sort(out.begin(), out.end(),
+                   [](const StrategyPtr& a, const StrategyPtr& b) { return a->cost < b->cost; });
+  return out;
+}
+
+Result<StrategyPtr> Engine::Propagate(std::string_view name, std::span<const LayoutPtr> inputs,
+                                      const Attributes& attrs) {
+  const OpDef* op = registry_.Find(name);
+  if (!op) return InvalidArgument("no operator '" + std::string(name) + "' is registered");
+  WEFT_RETURN_IF_ERROR(CheckInputs(*op, inputs));
+  const uint64_t attr_key = attrs.Key(op->key_attrs);
+  Fnv1a h;
+  h.Int(static_cast<int64_t>(registry_.generation())).Text(op->name).Int(attr_key);
+  for (const LayoutPtr& l : inputs) h.Int(static_cast<int64_t>(LayoutFingerprint(*l)));
+  std::lock_guard<std::mutex> lock(mu_);
+  // Bounded by clearing when full: the simplest policy that bounds memory (a framework keeps
+  // asking about the same few hundred layouts; an LRU when a measurement says it matters).
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  if (moves_.size() >= kMaxCached) moves_.clear();
+  auto& bucket = cache_[h.value()];
+  for (const Entry& e : bucket) {
+    if (e.op != op->name || e.attr_key != attr_key || e.inputs.size() != inputs.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < inputs.size() && same; ++i) same = e.inputs[i]->SameAs(*inputs[i]);
+    if (same) return e.best;
+  }
+  WEFT_ASSIGN_OR_RETURN(auto best, Candidates(*op, inputs, attrs, false));
+  bucket.push_back({{inputs.begin(), inputs.end()}, op->name, attr_key, best[0]});
+  return best[0];
+}
+
+Result<std::vector<StrategyPtr>> Engine::Enumerate(std::string_view name,
+                                                   std::span<const LayoutPtr> inputs,
+                                                   const Attributes& attrs) {
+  const OpDef* op = registry_.Find(name);
+  if (!op) return InvalidArgument("no operator '" + std::string(name) + "' is registered");
+  WEFT_RETURN_IF_ERROR(CheckInputs(*op, inputs));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (moves_.size() >= kMaxCached) moves_.clear();
+  return Candidates(*op, inputs, attrs, true);
+}
+
+}  // namespace weft::ops

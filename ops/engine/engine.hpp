@@ -1,0 +1,82 @@
+// propagate and enumerate (SPEC §5; docs/design/rules.md): among the candidates a rule's dim
+// strategies give over the inputs' mesh, the cheapest under the planner's cost model, counting
+// the redistribution of every input to the candidate's layout. Results are cached by (op,
+// input layouts, the attributes the rule reads). Pure functions of their arguments: every rank
+// picks the same strategy without talking. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.hpp"
+#include "ops/engine/attributes.hpp"
+#include "ops/engine/registry.hpp"
+#include "placement/layout.hpp"
+#include "placement/planner/cost_model.hpp"
+
+namespace weft::ops {
+
+struct Strategy {
+  std::string op;                               // canonical name
+  std::vector<placement::LayoutPtr> inputs;     // where each input must be brought
+  std::vector<placement::LayoutPtr> outputs;    // what the local kernel's results make up
+  std::vector<double> input_costs;              // seconds to redistribute each input there
+  double cost = 0;                              // their sum (+ the op's own communication)
+  std::vector<int32_t> choice;                  // per mesh dim, the dim strategy (-1: extent 1)
+  std::string Describe() const;
+};
+using StrategyPtr = std::shared_ptr<const Strategy>;
+
+class Engine {
+ public:
+  // `registry` must outlive the engine; registering more operators invalidates nothing (the
+  // generation is in every key).
+  explicit Engine(const Registry& registry, placement::planner::CostModel model = {});
+
+  Result<StrategyPtr> Propagate(std::string_view op, std::span<const placement::LayoutPtr> inputs,
+                                const Attributes& attrs);
+  // Every valid candidate, sorted by (cost, the fixed order); the first is Propagate's pick.
+  Result<std::vector<StrategyPtr>> Enumerate(std::string_view op,
+                                             std::span<const placement::LayoutPtr> inputs,
+                                             const Attributes& attrs);
+
+  // Past this many candidates (the product of the dim strategies over the mesh dims of extent
+  // > 1) a propagate is refused rather than left to run for long.
+  static constexpr int64_t kMaxCandidates = 1 << 16;
+  // Cached strategies and redistribute costs, each (keys; a key may hold a few entries).
+  static constexpr size_t kMaxCached = 4096;
+
+ private:
+  struct Entry {
+    std::vector<placement::LayoutPtr> inputs;
+    std::string op;
+    uint64_t attr_key = 0;
+    StrategyPtr best;
+  };
+
+  Result<std::vector<StrategyPtr>> Candidates(const OpDef& op,
+                                              std::span<const placement::LayoutPtr> inputs,
+                                              const Attributes& attrs, bool all);
+  Result<double> MoveCost(const placement::LayoutPtr& from, const placement::LayoutPtr& to);
+
+  const Registry& registry_;
+  placement::planner::CostModel model_;
+  std::mutex mu_;  // the caches below
+  std::unordered_map<uint64_t, std::vector<Entry>> cache_;
+  struct Move {
+    placement::LayoutPtr from, to;
+    double cost;
+  };
+  std::unordered_map<uint64_t, std::vector<Move>> moves_;
+};
+
+// FNV-1a of what makes a layout: mesh identity, shape, dtype, placements, resolved splits.
+uint64_t LayoutFingerprint(const placement::Layout& l);
+
+}  // namespace weft::ops

@@ -1,0 +1,44 @@
+// The operators a rule registry knows (SPEC §5): canonical names, their rules and aliases.
+// Registration bumps the generation, which is part of every cache key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "ops/engine/rule.hpp"
+
+namespace weft::ops {
+
+struct OpDef {
+  std::string name;
+  int32_t min_inputs = 1, max_inputs = 1;
+  RuleFn rule;
+  std::vector<std::string> key_attrs;  // the attributes the rule reads: they key the cache
+  std::string source = "built-in";     // where it was registered (messages)
+};
+
+class Registry {
+ public:
+  // Errors: an empty name, no rule, a bad input range, or a name (or alias) already taken
+  // (the message names both sources).
+  Status Add(OpDef op);
+  Status AddAlias(std::string alias, std::string target, std::string source);
+  // The operator `name` names, directly or through an alias; nullptr if none.
+  const OpDef* Find(std::string_view name) const;
+  std::vector<std::string> Names() const;  // canonical names, sorted
+  uint64_t generation() const { return generation_; }
+
+ private:
+  Status Taken(const std::string& name, const std::string& source) const;
+
+  std::map<std::string, std::shared_ptr<const OpDef>, std::less<>> ops_;
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>> aliases_;  // target, source
+  uint64_t generation_ = 0;
+};
+
+}  // namespace weft::ops

@@ -1,0 +1,73 @@
+// What a rule says about an operator (SPEC §5; docs/design/rules.md): the outputs' shapes and
+// dtypes, and the dim strategies — one placement code per input and output valid on any
+// single mesh dim. The engine expands them across the mesh dims; a rule never sees a mesh.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/dtype.hpp"
+#include "common/result.hpp"
+#include "ops/engine/attributes.hpp"
+
+namespace weft::ops {
+
+// One tensor's placement on one mesh dim: R, S(dim) or P(op).
+struct PlacementCode {
+  enum class Kind : uint8_t { kReplicate, kShard, kPartial };
+  Kind kind = Kind::kReplicate;
+  int32_t dim = 0;               // kShard: the tensor dim
+  ReduceOp op = ReduceOp::kSum;  // kPartial
+  static PlacementCode R() { return {}; }
+  static PlacementCode S(int32_t d) { return {Kind::kShard, d, ReduceOp::kSum}; }
+  static PlacementCode P(ReduceOp o) { return {Kind::kPartial, 0, o}; }
+  friend bool operator==(const PlacementCode&, const PlacementCode&) = default;
+};
+
+// "R", "S(1)", "P(sum)".
+std::string PlacementCodeName(const PlacementCode& c);
+
+struct TensorInfo {
+  std::vector<int64_t> shape;
+  DType dtype;
+};
+
+// A dim of tensor `tensor`: inputs are numbered first, then outputs.
+struct DimRef {
+  int32_t tensor = 0;
+  int32_t dim = 0;
+  friend bool operator==(const DimRef&, const DimRef&) = default;
+};
+
+// Codes for every input, then every output: one way the op runs on one mesh dim.
+struct DimStrategy {
+  std::vector<PlacementCode> codes;
+};
+
+struct RuleResult {
+  std::vector<TensorInfo> outputs;
+  // In the rule's order of preference: ties between candidates of equal cost go to the
+  // earlier strategy (mesh dim 0 first), so every rank picks the same.
+  std::vector<DimStrategy> strategies;
+  // Dims that must be cut alike when the same mesh dims shard them (an elementwise pair, a
+  // matmul's contracted dims, an output dim and the input dim it comes from): the engine
+  // gives them one split, so uneven and explicit splits carry through exactly.
+  std::vector<std::vector<DimRef>> aligned;
+};
+
+// A rule: checks the inputs (shapes, dtypes, attributes) and fills the result. Pure and
+// deterministic: every rank calls it with the same arguments and must get the same answer.
+using RuleFn =
+    std::function<Status(std::span<const TensorInfo> inputs, const Attributes&, RuleResult*)>;
+
+// "[4,6]": shapes in rules' messages.
+std::string ShapeText(std::span<const int64_t> shape);
+
+// The all-R strategy for `tensors` tensors (every rule lists it: the fallback that always
+// exists).
+DimStrategy Replicated(size_t tensors);
+
+}  // namespace weft::ops

@@ -1,0 +1,18 @@
+// The built-in rule families (SPEC §5), one file each; RegisterBuiltins adds them all.
+#pragma once
+
+#include "common/result.hpp"
+#include "ops/engine/registry.hpp"
+
+namespace weft::ops {
+
+Status RegisterPointwise(Registry& r);  // pointwise.cpp
+Status RegisterMatmul(Registry& r);     // matmul.cpp
+
+inline Status RegisterBuiltins(Registry& r) {
+  WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
+  WEFT_RETURN_IF_ERROR(RegisterMatmul(r));
+  return Status::Ok();
+}
+
+}  // namespace weft::ops
