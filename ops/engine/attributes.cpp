@@ -44,8 +44,8 @@ Result<T> Attributes::Get(std::string_view name, std::optional<T> fallback,
 Result<int64_t> Attributes::Int(std::string_view name, std::optional<int64_t> fallback) const {
   return Get<int64_t>(name, fallback, "int");
 }
-Result<std::vector<int64_t>> Attributes::Ints(
-    std::string_view name, std::optional<std::vector<int64_t>> fallback) const {
+Result<std::vector<int64_t>> Attributes::Ints(std::string_view name,
+                                              std::optional<std::vector<int64_t>> fallback) const {
   // One int where a list is expected is the list of it (dim=1 for dims=[1]).
   if (const AttrValue* v = Find(name); v && std::holds_alternative<int64_t>(*v))
     return std::vector<int64_t>{std::get<int64_t>(*v)};

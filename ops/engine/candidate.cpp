@@ -25,13 +25,14 @@ placement::Placement ToPlacement(const PlacementCode& c) {
 }
 
 // The mesh dims that shard dim `d` of tensor `t` under `choice`, ascending.
-std::vector<int32_t> ShardingDims(const RuleResult& r, const std::vector<int32_t>& choice,
-                                  size_t t, int32_t d) {
+std::vector<int32_t> ShardingDims(const RuleResult& r, const std::vector<int32_t>& choice, size_t t,
+                                  int32_t d) {
   std::vector<int32_t> dims;
   for (size_t m = 0; m < choice.size(); ++m) {
     if (choice[m] < 0) continue;
     const PlacementCode& c = r.strategies[static_cast<size_t>(choice[m])].codes[t];
-    if (c.kind == PlacementCode::Kind::kShard && c.dim == d) dims.push_back(static_cast<int32_t>(m));
+    if (c.kind == PlacementCode::Kind::kShard && c.dim == d)
+      dims.push_back(static_cast<int32_t>(m));
   }
   return dims;
 }
@@ -75,9 +76,10 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
       return Internal(who + "gave strategy " + Str(int64_t(k)) + " " + Str(int64_t(codes.size())) +
                       " codes for " + Str(int64_t(n)) + " tensors");
     for (size_t t = 0; t < n; ++t)
-      if (codes[t].kind == PlacementCode::Kind::kShard && (codes[t].dim < 0 || codes[t].dim >= ndim(t)))
-        return Internal(who + "shards dim " + Str(codes[t].dim) + " of tensor " +
-                        Str(int64_t(t)) + ", which has " + Str(ndim(t)) + " dims");
+      if (codes[t].kind == PlacementCode::Kind::kShard &&
+          (codes[t].dim < 0 || codes[t].dim >= ndim(t)))
+        return Internal(who + "shards dim " + Str(codes[t].dim) + " of tensor " + Str(int64_t(t)) +
+                        ", which has " + Str(ndim(t)) + " dims");
   }
   for (const auto& g : r.aligned)
     for (const DimRef& x : g)

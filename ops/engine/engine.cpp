@@ -6,6 +6,7 @@
 
 #include "common/fnv1a.hpp"
 #include "ops/engine/candidate.hpp"
+#include "ops/engine/estimate.hpp"
 #include "placement/planner/search.hpp"
 
 namespace weft::ops {
@@ -51,16 +52,6 @@ Result<RuleResult> RunRule(const OpDef& op, std::span<const LayoutPtr> inputs,
   return r;
 }
 
-// Advances `choice` to the next combination, mesh dim 0 most significant; false after the last.
-bool Next(std::vector<int32_t>& choice, size_t strategies) {
-  for (size_t m = choice.size(); m-- > 0;) {
-    if (choice[m] < 0) continue;
-    if (static_cast<size_t>(++choice[m]) < strategies) return true;
-    choice[m] = 0;
-  }
-  return false;
-}
-
 }  // namespace
 
 uint64_t LayoutFingerprint(const Layout& l) {
@@ -102,49 +93,110 @@ Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
   return plan.cost;
 }
 
+StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
+                             const RuleResult& r, std::vector<int32_t> choice) {
+  auto c = BuildCandidate(inputs, r, std::move(choice));
+  if (!c.ok()) return nullptr;  // no layout for this combination
+  auto s = std::make_shared<Strategy>();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto cost = MoveCost(inputs[i], c->inputs[i]);
+    if (!cost.ok()) return nullptr;  // e.g. P(max) -> P(sum): no redistribute does it
+    s->input_costs.push_back(*cost);
+    s->cost += *cost;
+  }
+  s->op = op.name;
+  s->inputs = std::move(c->inputs);
+  s->outputs = std::move(c->outputs);
+  s->choice = std::move(c->choice);
+  return s;
+}
+
+namespace {
+
+// The combinations as mixed-radix numbers, mesh dim 0 most significant: index order is the
+// fixed order ties break on.
+struct Space {
+  std::vector<int32_t> free;  // mesh dims of extent > 1
+  int32_t ndim = 0;
+  int64_t radix = 0, count = 1;
+  std::vector<int32_t> Choice(int64_t index) const {
+    std::vector<int32_t> c(static_cast<size_t>(ndim), -1);
+    for (size_t j = free.size(); j-- > 0;) {
+      c[static_cast<size_t>(free[j])] = static_cast<int32_t>(index % radix);
+      index /= radix;
+    }
+    return c;
+  }
+};
+
+}  // namespace
+
 Result<std::vector<StrategyPtr>> Engine::Candidates(const OpDef& op,
                                                     std::span<const LayoutPtr> inputs,
                                                     const Attributes& attrs, bool all) {
   std::vector<TensorInfo> infos;
   WEFT_ASSIGN_OR_RETURN(RuleResult r, RunRule(op, inputs, attrs, &infos));
   const placement::Mesh& mesh = inputs[0]->mesh();
-  std::vector<int32_t> choice(static_cast<size_t>(mesh.ndim()), 0);
-  int64_t count = 1;
+  Space space;
+  space.ndim = mesh.ndim();
+  space.radix = static_cast<int64_t>(r.strategies.size());
   for (int32_t m = 0; m < mesh.ndim(); ++m) {
-    if (mesh.shape()[m] == 1) {
-      choice[static_cast<size_t>(m)] = -1;
-      continue;
-    }
-    count *= static_cast<int64_t>(r.strategies.size());
-    if (count > kMaxCandidates)
+    if (mesh.shape()[m] == 1) continue;
+    space.free.push_back(m);
+    space.count *= space.radix;
+    if (space.count > kMaxCandidates)
       return Unsupported("operator '" + op.name + "': more than " + Str(kMaxCandidates) +
                          " candidate strategies on this mesh");
   }
   std::vector<StrategyPtr> out;
-  do {
-    auto c = BuildCandidate(inputs, r, choice);
-    if (!c.ok()) continue;  // no layout for this combination
-    auto s = std::make_shared<Strategy>();
-    bool valid = true;
-    for (size_t i = 0; i < inputs.size() && valid; ++i) {
-      auto cost = MoveCost(inputs[i], c->inputs[i]);
-      if (!cost.ok()) valid = false;  // e.g. P(max) -> P(sum): no redistribute does it
-      else s->input_costs.push_back(*cost), s->cost += *cost;
-    }
-    if (!valid) continue;
-    s->op = op.name;
-    s->inputs = std::move(c->inputs);
-    s->outputs = std::move(c->outputs);
-    s->choice = std::move(c->choice);
-    // Strictly cheaper only: among equal costs the earliest in the fixed order stays.
-    if (all) out.push_back(std::move(s));
-    else if (out.empty() || s->cost < out[0]->cost) out.assign(1, std::move(s));
-  } while (Next(choice, r.strategies.size()));
+  if (all || space.count <= kExhaustiveUpTo) {
+    for (int64_t i = 0; i < space.count; ++i)
+      if (StrategyPtr s = Evaluate(op, inputs, r, space.Choice(i))) out.push_back(std::move(s));
+    std::stable_sort(out.begin(), out.end(),
+                     [](const StrategyPtr& a, const StrategyPtr& b) { return a->cost < b->cost; });
+    if (!all && !out.empty()) out.resize(1);
+  } else if (StrategyPtr best = Search(op, inputs, r, space.free, space.count)) {
+    out.push_back(std::move(best));
+  }
   if (out.empty())
     return InvalidArgument("operator '" + op.name + "' has no strategy for these inputs");
-  std::stable_sort(out.begin(), out.end(),
-                   [](const StrategyPtr& a, const StrategyPtr& b) { return a->cost < b->cost; });
   return out;
+}
+
+StrategyPtr Engine::Search(const OpDef& op, std::span<const LayoutPtr> inputs, const RuleResult& r,
+                           const std::vector<int32_t>& free, int64_t count) {
+  Space space{free, inputs[0]->mesh().ndim(), static_cast<int64_t>(r.strategies.size()), count};
+  // est[j * radix + k]: strategy k on free mesh dim j, summed over the inputs.
+  std::vector<double> est(free.size() * r.strategies.size(), 0);
+  for (size_t j = 0; j < free.size(); ++j)
+    for (size_t k = 0; k < r.strategies.size(); ++k)
+      for (size_t i = 0; i < inputs.size(); ++i)
+        est[j * r.strategies.size() + k] +=
+            DimEstimate(model_, *inputs[i], free[j], r.strategies[k].codes[i]);
+  std::vector<std::pair<double, int64_t>> order;
+  for (int64_t i = 0; i < count; ++i) {
+    double sum = 0;
+    int64_t rest = i;
+    for (size_t j = free.size(); j-- > 0;) {
+      sum += est[j * r.strategies.size() + static_cast<size_t>(rest % space.radix)];
+      rest /= space.radix;
+    }
+    if (sum != kNoMove) order.emplace_back(sum, i);
+  }
+  std::sort(order.begin(), order.end());
+  StrategyPtr best;
+  int64_t best_index = 0, planned = 0;
+  for (const auto& [estimate, index] : order) {
+    if (planned >= kExactCandidates && best && estimate > best->cost) break;
+    StrategyPtr s = Evaluate(op, inputs, r, space.Choice(index));
+    if (!s) continue;
+    ++planned;
+    if (!best || s->cost < best->cost || (s->cost == best->cost && index < best_index)) {
+      best = std::move(s);
+      best_index = index;
+    }
+  }
+  return best;
 }
 
 Result<StrategyPtr> Engine::Propagate(std::string_view name, std::span<const LayoutPtr> inputs,

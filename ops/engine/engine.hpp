@@ -23,12 +23,12 @@
 namespace weft::ops {
 
 struct Strategy {
-  std::string op;                               // canonical name
-  std::vector<placement::LayoutPtr> inputs;     // where each input must be brought
-  std::vector<placement::LayoutPtr> outputs;    // what the local kernel's results make up
-  std::vector<double> input_costs;              // seconds to redistribute each input there
-  double cost = 0;                              // their sum (+ the op's own communication)
-  std::vector<int32_t> choice;                  // per mesh dim, the dim strategy (-1: extent 1)
+  std::string op;                             // canonical name
+  std::vector<placement::LayoutPtr> inputs;   // where each input must be brought
+  std::vector<placement::LayoutPtr> outputs;  // what the local kernel's results make up
+  std::vector<double> input_costs;            // seconds to redistribute each input there
+  double cost = 0;                            // their sum (+ the op's own communication)
+  std::vector<int32_t> choice;                // per mesh dim, the dim strategy (-1: extent 1)
   std::string Describe() const;
 };
 using StrategyPtr = std::shared_ptr<const Strategy>;
@@ -49,6 +49,12 @@ class Engine {
   // Past this many candidates (the product of the dim strategies over the mesh dims of extent
   // > 1) a propagate is refused rather than left to run for long.
   static constexpr int64_t kMaxCandidates = 1 << 16;
+  // Up to this many combinations (every 1-D and 2-D mesh with up to 16 dim strategies)
+  // propagate plans every one exactly and its pick is the cheapest; beyond, the estimate-led
+  // search (Search), whose pick may cost a little more than the cheapest (near-ties the
+  // estimate orders wrongly; docs/design/rules.md).
+  static constexpr int64_t kExhaustiveUpTo = 256;
+  static constexpr int64_t kExactCandidates = 8;
   // Cached strategies and redistribute costs, each (keys; a key may hold a few entries).
   static constexpr size_t kMaxCached = 4096;
 
@@ -63,6 +69,15 @@ class Engine {
   Result<std::vector<StrategyPtr>> Candidates(const OpDef& op,
                                               std::span<const placement::LayoutPtr> inputs,
                                               const Attributes& attrs, bool all);
+  // One combination with exact costs; nullptr when it has no layout or no redistribute
+  // reaches it.
+  StrategyPtr Evaluate(const OpDef& op, std::span<const placement::LayoutPtr> inputs,
+                       const RuleResult& r, std::vector<int32_t> choice);
+  // The search: combinations by ascending separable estimate, the first kExactCandidates
+  // valid ones and every later one whose estimate is within the best exact cost planned
+  // exactly; the cheapest, ties to the earliest in the fixed order.
+  StrategyPtr Search(const OpDef& op, std::span<const placement::LayoutPtr> inputs,
+                     const RuleResult& r, const std::vector<int32_t>& free, int64_t count);
   Result<double> MoveCost(const placement::LayoutPtr& from, const placement::LayoutPtr& to);
 
   const Registry& registry_;

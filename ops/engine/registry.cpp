@@ -9,9 +9,8 @@ Status Registry::Taken(const std::string& name, const std::string& source) const
     return InvalidArgument("operator '" + name + "' from " + source + " is already registered by " +
                            it->second->source);
   if (auto it = aliases_.find(name); it != aliases_.end())
-    return InvalidArgument("operator '" + name + "' from " + source +
-                           " is already an alias of '" + it->second.first + "' from " +
-                           it->second.second);
+    return InvalidArgument("operator '" + name + "' from " + source + " is already an alias of '" +
+                           it->second.first + "' from " + it->second.second);
   return Status::Ok();
 }
 

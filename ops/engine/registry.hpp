@@ -37,7 +37,8 @@ class Registry {
   Status Taken(const std::string& name, const std::string& source) const;
 
   std::map<std::string, std::shared_ptr<const OpDef>, std::less<>> ops_;
-  std::map<std::string, std::pair<std::string, std::string>, std::less<>> aliases_;  // target, source
+  std::map<std::string, std::pair<std::string, std::string>, std::less<>>
+      aliases_;  // target, source
   uint64_t generation_ = 0;
 };
 

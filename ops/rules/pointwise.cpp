@@ -53,7 +53,8 @@ Result<std::vector<int64_t>> Broadcast(const std::string& op, std::span<const Te
       if (e == o || e == 1) continue;
       if (o != 1) {
         std::string shapes;
-        for (const TensorInfo& x : in) shapes += (shapes.empty() ? "" : " and ") + ShapeText(x.shape);
+        for (const TensorInfo& x : in)
+          shapes += (shapes.empty() ? "" : " and ") + ShapeText(x.shape);
         return InvalidArgument("operator '" + op + "': shapes " + shapes + " do not broadcast");
       }
       o = e;
@@ -101,7 +102,7 @@ Status Add(Registry& reg, const std::string& name, int32_t arity,
   op.name = name;
   op.min_inputs = op.max_inputs = arity;
   op.rule = [name, partials = std::move(partials)](std::span<const TensorInfo> in,
-                                                  const Attributes&, RuleResult* r) {
+                                                   const Attributes&, RuleResult* r) {
     return Rule(name, partials, in, r);
   };
   return reg.Add(std::move(op));
@@ -110,21 +111,26 @@ Status Add(Registry& reg, const std::string& name, int32_t arity,
 }  // namespace
 
 Status RegisterPointwise(Registry& reg) {
-  const PlacementCode R = PlacementCode::R(), Psum = PlacementCode::P(ReduceOp::kSum), Pavg = PlacementCode::P(ReduceOp::kAvg),
-             Pmax = PlacementCode::P(ReduceOp::kMax), Pmin = PlacementCode::P(ReduceOp::kMin);
+  const PlacementCode R = PlacementCode::R(), Psum = PlacementCode::P(ReduceOp::kSum),
+                      Pavg = PlacementCode::P(ReduceOp::kAvg),
+                      Pmax = PlacementCode::P(ReduceOp::kMax),
+                      Pmin = PlacementCode::P(ReduceOp::kMin);
   const std::vector<PartialCase> sums = {{{Psum, Psum}, Psum}, {{Pavg, Pavg}, Pavg}};
   WEFT_RETURN_IF_ERROR(Add(reg, "add", 2, sums));
   WEFT_RETURN_IF_ERROR(Add(reg, "sub", 2, sums));
-  WEFT_RETURN_IF_ERROR(Add(reg, "mul", 2,
-                           {{{Psum, R}, Psum}, {{R, Psum}, Psum}, {{Pavg, R}, Pavg}, {{R, Pavg}, Pavg}}));
+  WEFT_RETURN_IF_ERROR(Add(
+      reg, "mul", 2, {{{Psum, R}, Psum}, {{R, Psum}, Psum}, {{Pavg, R}, Pavg}, {{R, Pavg}, Pavg}}));
   WEFT_RETURN_IF_ERROR(Add(reg, "div", 2, {{{Psum, R}, Psum}, {{Pavg, R}, Pavg}}));
-  WEFT_RETURN_IF_ERROR(Add(reg, "maximum", 2, {{{Pmax, Pmax}, Pmax}, {{Pmax, R}, Pmax}, {{R, Pmax}, Pmax}}));
-  WEFT_RETURN_IF_ERROR(Add(reg, "minimum", 2, {{{Pmin, Pmin}, Pmin}, {{Pmin, R}, Pmin}, {{R, Pmin}, Pmin}}));
+  WEFT_RETURN_IF_ERROR(
+      Add(reg, "maximum", 2, {{{Pmax, Pmax}, Pmax}, {{Pmax, R}, Pmax}, {{R, Pmax}, Pmax}}));
+  WEFT_RETURN_IF_ERROR(
+      Add(reg, "minimum", 2, {{{Pmin, Pmin}, Pmin}, {{Pmin, R}, Pmin}, {{R, Pmin}, Pmin}}));
   WEFT_RETURN_IF_ERROR(
       Add(reg, "neg", 1, {{{Psum}, Psum}, {{Pavg}, Pavg}, {{Pmax}, Pmin}, {{Pmin}, Pmax}}));
   for (const char* monotone : {"relu", "tanh", "sigmoid", "exp"})
     WEFT_RETURN_IF_ERROR(Add(reg, monotone, 1, {{{Pmax}, Pmax}, {{Pmin}, Pmin}}));
-  for (const char* other : {"gelu", "abs", "sqrt", "log"}) WEFT_RETURN_IF_ERROR(Add(reg, other, 1, {}));
+  for (const char* other : {"gelu", "abs", "sqrt", "log"})
+    WEFT_RETURN_IF_ERROR(Add(reg, other, 1, {}));
   return Status::Ok();
 }
 
