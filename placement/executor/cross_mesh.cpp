@@ -190,9 +190,10 @@ Status CrossExecutor::CheckSamePlan(const GroupFn& groups, const backends::OpArg
   return Status::Ok();
 }
 
-Status CrossExecutor::Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-                          BatchWorkspace& ws, const GroupFn& groups,
-                          const backends::OpArgs& args) const {
+// One form: `call` asks nothing more.
+Status CrossExecutor::Run(const Call&, const std::vector<TensorView>& in,
+                          const std::vector<TensorView>& out, BatchWorkspace& ws,
+                          const GroupFn& groups, const backends::OpArgs& args) const {
   if (!in_src_ && !in_dst_) return Status::Ok();
   if (ws.parts.size() < 3) ws.parts.resize(3);
   WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(args.device, args.stream));

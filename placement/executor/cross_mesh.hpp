@@ -21,7 +21,7 @@
 
 namespace weft::placement::executor {
 
-class CrossExecutor : public Runnable {
+class CrossExecutor : public Redistribution {
  public:
   // src and dst: same global shape and dtype, meshes of one context that are not equal.
   static Result<std::shared_ptr<const CrossExecutor>> Create(const LayoutPtr& src,
@@ -37,8 +37,8 @@ class CrossExecutor : public Runnable {
   Result<planner::RankStats> Stats() const override;
   std::string Describe() const override;
   Status CheckSamePlan(const GroupFn& groups, const backends::OpArgs& args) const override;
-  Status Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-             BatchWorkspace& ws, const GroupFn& groups,
+  Status Run(const Call& call, const std::vector<TensorView>& in,
+             const std::vector<TensorView>& out, BatchWorkspace& ws, const GroupFn& groups,
              const backends::OpArgs& args) const override;
 
  private:

@@ -97,7 +97,7 @@ Status Finish(const Queue& q, const TensorView& local, const TensorView& from, c
 }  // namespace
 
 Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const TensorView& local_grad,
-                     bool add, HaloWorkspace& ws, backends::Communicator* comm,
+                     bool add, executor::BatchWorkspace& ws, backends::Communicator* comm,
                      const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
   WEFT_ASSIGN_OR_RETURN(const Queue q, Queue::For(a.device, a.stream));
@@ -110,7 +110,7 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
   TensorView work = padded_grad;
   if (phases) {
     const auto bytes = static_cast<size_t>(p.window().Volume() * item);
-    WEFT_ASSIGN_OR_RETURN(char* grad, q.Reserve(ws.grad, bytes));
+    WEFT_ASSIGN_OR_RETURN(char* grad, q.Reserve(ws.copy, bytes));
     work = executor::CompactView(grad, p.window(), item);
     WEFT_RETURN_IF_ERROR(executor::CopyBox(q, padded_grad, work, p.window()));
   } else {

@@ -39,7 +39,8 @@ Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const back
 }
 
 Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView& padded,
-                   HaloWorkspace& ws, backends::Communicator* comm, const backends::OpArgs& a) {
+                   executor::BatchWorkspace& ws, backends::Communicator* comm,
+                   const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
   WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
   const DType t = p.layout().dtype();
