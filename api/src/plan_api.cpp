@@ -61,12 +61,11 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
   }
   if (rank < -1) return InvalidArgument("opts->rank is " + std::to_string(rank));
   if (rank >= 0) return rank;
-  const void* ctx = layout.mesh().context();
-  if (ctx == nullptr)
+  const placement::ContextId ctx = layout.mesh().context();
+  if (ctx.abstract())
     return InvalidArgument(std::string("opts->rank is -1 but ") + name +
                            " is on an abstract mesh: pass the rank to plan for");
-  return ContextRank(static_cast<const weft_context_t*>(ctx),
-                     (std::string(name) + "'s context").c_str());
+  return ContextRank(ctx, (std::string(name) + "'s context").c_str());
 }
 
 Result<int64_t> ExtraBytesCapFromEnv() {

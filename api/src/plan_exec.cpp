@@ -88,9 +88,9 @@ namespace {
 }
 }  // namespace
 
-Status RunContext(const void* owner, const char* name, Ref<Context>* ctx) {
-  if (!owner) return AbstractMesh();
-  return Use(static_cast<const weft_context_t*>(owner), name, ctx);
+Status RunContext(placement::ContextId owner, const char* name, Ref<Context>* ctx) {
+  if (owner.abstract()) return AbstractMesh();
+  return UseValue<weft_context>(owner.value(), name, ctx);
 }
 
 Status ExecutePlan(Context& c, PlanRunner runner, const Call& call, int32_t n,

@@ -57,7 +57,7 @@ class Context;
 // The context a plan or layout runs on (`owner`: its mesh's context identity, the context's
 // handle), held for the call; INVALID_USAGE on an abstract mesh, INVALID_ARGUMENT naming
 // `name` when that context was destroyed.
-Status RunContext(const void* owner, const char* name, Ref<Context>* ctx);
+Status RunContext(placement::ContextId owner, const char* name, Ref<Context>* ctx);
 
 // `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
 // (weft_redistribute's shared cached plans).

@@ -44,8 +44,9 @@ weft_status_t weft_redistribute(const weft_layout_t* src_layout, const DLTensor*
   return Guard(__func__, [&]() -> Status {
     WEFT_USE(src, src_layout);
     WEFT_USE(dst, dst_layout);
-    const void* owner = src->layout->mesh().context();
-    if (!owner) return weft::InvalidUsage("src is on an abstract mesh: nothing to execute");
+    const weft::placement::ContextId owner = src->layout->mesh().context();
+    if (owner.abstract())
+      return weft::InvalidUsage("src is on an abstract mesh: nothing to execute");
     // The layout holds its context as an identity; the call is on behalf of that context.
     weft::api::Ref<weft::api::Context> ctx;
     WEFT_RETURN_IF_ERROR(weft::api::RunContext(owner, "src_layout's context", &ctx));

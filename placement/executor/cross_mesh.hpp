@@ -29,7 +29,7 @@ class CrossExecutor : public Redistribution {
 
   size_t size() const override { return 1; }
   int32_t rank() const override { return rank_; }
-  const void* context() const override { return src_->mesh().context(); }
+  ContextId context() const override { return src_->mesh().context(); }
   bool takes_in() const override { return in_src_; }
   bool takes_out() const override { return in_dst_; }
   const Layout& src(size_t) const override { return *src_; }

@@ -28,7 +28,7 @@ class BatchExecutor : public Redistribution {
   bool in_mesh() const { return parts_[0]->in_mesh(); }
   bool takes_in() const override { return in_mesh(); }
   bool takes_out() const override { return in_mesh(); }
-  const void* context() const override { return parts_[0]->plan().src->mesh().context(); }
+  ContextId context() const override { return parts_[0]->plan().src->mesh().context(); }
   const Layout& src(size_t i) const override { return *parts_[i]->plan().src; }
   const Layout& dst(size_t i) const override { return *parts_[i]->plan().dst; }
   int64_t extra_bytes() const { return extra_bytes_; }

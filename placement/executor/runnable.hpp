@@ -54,7 +54,7 @@ class Runnable {
   virtual PlanKind kind() const = 0;
   virtual size_t size() const = 0;  // tensors
   virtual int32_t rank() const = 0;
-  virtual const void* context() const = 0;  // null: abstract mesh
+  virtual ContextId context() const = 0;  // abstract: no context
   // Whether this rank passes tensor i's source block (it is in the source mesh) and its
   // destination block; a rank that takes neither does nothing.
   virtual bool takes_in() const = 0;

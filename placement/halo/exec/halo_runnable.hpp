@@ -19,7 +19,7 @@ class HaloRunnable : public executor::Runnable {
   executor::PlanKind kind() const override { return executor::PlanKind::kHalo; }
   size_t size() const override { return 1; }
   int32_t rank() const override { return plan_->rank(); }
-  const void* context() const override { return plan_->layout().mesh().context(); }
+  ContextId context() const override { return plan_->layout().mesh().context(); }
   bool takes_in() const override { return plan_->in_mesh(); }
   bool takes_out() const override { return plan_->in_mesh(); }
   Result<planner::RankStats> Stats() const override;
