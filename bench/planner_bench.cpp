@@ -54,7 +54,7 @@ std::vector<int64_t> RaggedSizes(int64_t n, int64_t pieces, uint64_t seed) {
 }
 
 struct Fixture {
-  weft::placement::MeshPtr mesh = Must(Mesh::Create({nullptr, -1, kMesh, {}, {}}), "mesh");
+  weft::placement::MeshPtr mesh = Must(Mesh::Create({{}, -1, kMesh, {}, {}}), "mesh");
   LayoutPtr src = Make({Shard{0}, Shard{1}, Shard{0}}, {});
   LayoutPtr dst = Make({Shard{1}, Replicate{}, Shard{2}}, {});
   LayoutPtr ragged_src =

@@ -40,7 +40,7 @@ std::string DescribeMesh(const Mesh& mesh) {
   } else {
     List(os, mesh.size(), [&](int64_t i) { return mesh.RankAtIndex(i); });
   }
-  if (!mesh.context()) os << " (abstract)";
+  if (mesh.context().abstract()) os << " (abstract)";
   return os.str();
 }
 

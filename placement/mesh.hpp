@@ -21,18 +21,35 @@ namespace weft::placement {
 
 using Coord = std::array<int64_t, kMaxMeshDims>;
 
+// The identity of the context that owns a mesh, as placement/ sees it: an opaque value that
+// meshes compare and nothing here interprets. The C API makes it from a context's handle and
+// resolves it back through its handle table (api/src/context_link.hpp), so a mesh that
+// outlives its context names a destroyed handle rather than freed memory. The default value is
+// no owner: an abstract mesh.
+class ContextId {
+ public:
+  constexpr ContextId() = default;
+  constexpr explicit ContextId(uint64_t value) : value_(value) {}
+  constexpr uint64_t value() const { return value_; }
+  constexpr bool abstract() const { return value_ == 0; }
+  friend constexpr bool operator==(ContextId, ContextId) = default;
+
+ private:
+  uint64_t value_ = 0;
+};
+
 class Mesh {
  public:
   struct Spec {
-    const void* context = nullptr;  // identity of the owning context; nullptr = abstract
-    int64_t world_size = -1;        // ranks must be below it; -1 = no bound (abstract)
+    ContextId context;        // the owning context; default: none (abstract)
+    int64_t world_size = -1;  // ranks must be below it; -1 = no bound (abstract)
     std::vector<int64_t> shape;
     std::optional<std::vector<int32_t>> ranks;  // nullopt = 0..n-1 row-major
     std::vector<std::string> dim_names;         // empty = unnamed; else one per dim
   };
   static Result<std::shared_ptr<const Mesh>> Create(Spec spec);
 
-  const void* context() const { return context_; }
+  ContextId context() const { return context_; }
   int32_t ndim() const { return static_cast<int32_t>(shape_.size()); }
   const std::vector<int64_t>& shape() const { return shape_; }
   int64_t size() const { return size_; }
@@ -62,7 +79,7 @@ class Mesh {
   void BuildAffineOrder();
   void BuildExplicitIndex();
 
-  const void* context_ = nullptr;
+  ContextId context_;
   int64_t world_size_ = -1;
   std::vector<int64_t> shape_;
   int64_t size_ = 1;

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "api/src/context_link.hpp"
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
 #include "common/clock.hpp"
@@ -57,7 +58,7 @@ Status BeginLaunch(weft_context_t* ctx, const weft_mesh_t* mesh, int32_t mesh_di
     WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, nullptr, mesh_dim));
   } else {
     WEFT_USE(m, mesh);  // the group is copied out of it
-    if (m->mesh->context() != ctx)
+    if (m->mesh->context() != IdOf(ctx))
       return InvalidArgument("mesh belongs to another context (or is abstract)");
     WEFT_ASSIGN_OR_RETURN(out->group, ResolveGroup(c, m->mesh.get(), mesh_dim));
   }

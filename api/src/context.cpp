@@ -206,10 +206,7 @@ Result<backends::Communicator*> Context::Group(const std::vector<int32_t>& ranks
     if (ranks == world_ranks_) world_comm_.store(last_comm_, std::memory_order_release);
     return last_comm_;
   }
-  int64_t ms = -1;
-  if (deadline != Clock::time_point::max())
-    ms = std::max<int64_t>(
-        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+  const int64_t ms = RemainingMs(deadline);
   weft_bk_comm_t* raw = nullptr;
   backends::TakePluginError();
   const weft_status_t s = backend_->table().comm_create(backend_->state(), ranks.data(),

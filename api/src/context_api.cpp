@@ -21,8 +21,11 @@ Result<int32_t> ContextWorldSize(const weft_context_t* ctx, const char* name) {
   return c->world_size();
 }
 Result<int32_t> ContextRank(const weft_context_t* ctx, const char* name) {
+  return ContextRank(IdOf(ctx), name);
+}
+Result<int32_t> ContextRank(placement::ContextId ctx, const char* name) {
   Ref<Context> c;
-  WEFT_RETURN_IF_ERROR(Use(ctx, name, &c));
+  WEFT_RETURN_IF_ERROR(UseValue<weft_context>(ctx.value(), name, &c));
   return c->rank();
 }
 

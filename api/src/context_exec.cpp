@@ -6,6 +6,7 @@
 #include "backends/bootstrap/store_client.hpp"
 #include "backends/bootstrap/store_server.hpp"
 #include "backends/bootstrap/store_types.hpp"
+#include "common/clock.hpp"
 #include "common/log.hpp"
 
 namespace weft::api {
@@ -21,7 +22,7 @@ Result<std::shared_ptr<WorkState>> Context::Execute(std::function<Status()> op, 
   auto run = [this, op = std::move(op), work, ticket] {
     {
       std::unique_lock<std::mutex> turn(exec_mu_);
-      WaitTurn(turn, Clock::time_point::max(), [&] { return Serving() == (ticket & kTicketMask); });
+      WaitTurn(turn, kNoDeadline, [&] { return Serving() == (ticket & kTicketMask); });
     }
     Status s = sticky_error();
     if (s.ok()) s = Explain(op());

@@ -8,6 +8,7 @@
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
 #include "api/src/plan_handle.hpp"
+#include "placement/halo/exec/halo_runnable.hpp"
 
 using weft::InvalidArgument;
 using weft::Status;
@@ -122,18 +123,16 @@ Status CreateHalo(const weft_layout_t* layout, const weft_halo_desc_t* desc,
   WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*l->layout, opts, "layout"));
   WEFT_ASSIGN_OR_RETURN(halo::HaloSpec spec, ToSpec(desc, *l->layout));
   WEFT_ASSIGN_OR_RETURN(auto p, halo::HaloPlan::Create(l->layout, std::move(spec), rank));
-  auto shared = std::make_shared<weft::api::HaloShared>();
-  shared->plan = std::move(p);
-  shared->ws = std::make_shared<halo::HaloWorkspace>();
-  shared->busy = std::make_shared<std::atomic<bool>>(false);
+  auto runner = weft::api::NewRunner(std::make_shared<const halo::HaloRunnable>(std::move(p)));
   return weft::api::PublishTo(
-      std::make_unique<weft::api::PlanObject>(weft::api::PlanObject{{}, std::move(shared)}), plan);
+      std::make_unique<weft::api::PlanObject>(weft::api::PlanObject{std::move(runner)}), plan);
 }
 
 Status PaddedShape(const weft_plan_t* plan, int32_t rank, int64_t* shape, int64_t* origin) {
   WEFT_USE(obj, plan);
-  if (!obj->halo) return InvalidArgument("plan is a redistribute plan, not a halo plan");
-  const halo::HaloPlan& p = *obj->halo->plan;
+  const auto* h = dynamic_cast<const halo::HaloRunnable*>(obj->runner.shared->exec.get());
+  if (!h) return InvalidArgument("plan is a redistribute plan, not a halo plan");
+  const halo::HaloPlan& p = h->plan();
   if (rank == -1) rank = p.rank();
   weft::placement::Coord c{};
   if (rank < 0 || !p.layout().mesh().Coordinate(rank, c.data()))

@@ -57,14 +57,19 @@ class Ref {
 // `name`. A Status and an out-parameter rather than a Result: every call takes this path, and
 // this form inlines into it.
 template <class H>
-Status Use(const H* handle, const char* name, Ref<typename HandleTraits<H>::Object>* ref) {
-  const auto value = reinterpret_cast<uintptr_t>(handle);
+Status UseValue(uintptr_t value, const char* name, Ref<typename HandleTraits<H>::Object>* ref) {
   HandleFault fault = HandleFault::kNone;
   HandleTable::Slot* s = HandleTable::Acquire(value, HandleTraits<H>::kKind, &fault);
   if (s == nullptr) [[unlikely]]
     return HandleError(fault, value, HandleTraits<H>::kKind, name);
   *ref = Ref<typename HandleTraits<H>::Object>(s);
   return Status::Ok();
+}
+// UseValue for a handle pointer. UseValue itself serves a handle held as its value (a mesh's
+// owner identity, placement::ContextId), so that no one casts an integer back to a pointer.
+template <class H>
+Status Use(const H* handle, const char* name, Ref<typename HandleTraits<H>::Object>* ref) {
+  return UseValue<H>(reinterpret_cast<uintptr_t>(handle), name, ref);
 }
 
 // A new handle owning `object`.

@@ -29,7 +29,7 @@ Status CreateMesh(weft_context_t* ctx, int32_t ndim, const int64_t* shape, const
   Mesh::Spec spec;
   spec.shape.assign(shape, shape + ndim);
   if (ctx != nullptr) {
-    spec.context = ctx;  // the handle is the mesh's identity of its context
+    spec.context = weft::api::IdOf(ctx);  // the handle is the mesh's identity of its context
     WEFT_ASSIGN_OR_RETURN(spec.world_size, weft::api::ContextWorldSize(ctx, "ctx"));
   }
   if (ranks != nullptr) {
@@ -63,10 +63,8 @@ Status CheckDim(const Mesh& mesh, int32_t dim, const char* name = "dim") {
 
 // A negative rank on a context's mesh: the calling process's rank.
 Status ResolveRank(const Mesh& mesh, int32_t* rank) {
-  if (*rank < 0 && mesh.context() != nullptr) {
-    WEFT_ASSIGN_OR_RETURN(*rank,
-                          weft::api::ContextRank(static_cast<const weft_context_t*>(mesh.context()),
-                                                 "mesh's context"));
+  if (*rank < 0 && !mesh.context().abstract()) {
+    WEFT_ASSIGN_OR_RETURN(*rank, weft::api::ContextRank(mesh.context(), "mesh's context"));
   }
   if (*rank < 0) return InvalidArgument("rank is " + Str(*rank) + " but must be >= 0");
   return Status::Ok();

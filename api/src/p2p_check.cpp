@@ -85,11 +85,7 @@ Status PostedP2p::Wait(Communicator& c, int64_t timeout_ms, const OpArgs& a) {
   const auto until = DeadlineFromTimeoutMs(timeout_ms);
   for (size_t i = 0; i < reqs_.size(); ++i) {
     if (!reqs_[i] || done_[i]) continue;
-    int64_t left = -1;
-    if (timeout_ms >= 0)
-      left = std::max<int64_t>(
-          0, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count());
-    Status s = c.WaitOne(*reqs_[i], left, a);
+    Status s = c.WaitOne(*reqs_[i], RemainingMs(until), a);
     if (s.code() == Code::kInProgress) return s;
     done_[i] = true;
     outcome_[i] = std::move(s);

@@ -61,12 +61,11 @@ Result<int32_t> PlanRank(const placement::Layout& layout, const weft_plan_option
   }
   if (rank < -1) return InvalidArgument("opts->rank is " + std::to_string(rank));
   if (rank >= 0) return rank;
-  const void* ctx = layout.mesh().context();
-  if (ctx == nullptr)
+  const placement::ContextId ctx = layout.mesh().context();
+  if (ctx.abstract())
     return InvalidArgument(std::string("opts->rank is -1 but ") + name +
                            " is on an abstract mesh: pass the rank to plan for");
-  return ContextRank(static_cast<const weft_context_t*>(ctx),
-                     (std::string(name) + "'s context").c_str());
+  return ContextRank(ctx, (std::string(name) + "'s context").c_str());
 }
 
 Result<int64_t> ExtraBytesCapFromEnv() {
@@ -101,7 +100,7 @@ Status CreatePlan(const weft_layout_t* src, const weft_layout_t* dst,
   WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*s->layout, opts, "src"));
   WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
   WEFT_ASSIGN_OR_RETURN(auto exec, weft::api::PlanPair(s->layout, d->layout, rank, cap));
-  return PublishPlan({weft::api::NewRunner(std::move(exec)), nullptr}, plan);
+  return PublishPlan({weft::api::NewRunner(std::move(exec))}, plan);
 }
 
 // Plans each pair; the executor fuses the steps when the plans share their structure.
@@ -135,7 +134,7 @@ Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout
     parts.push_back(std::move(exec));
   }
   WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create(std::move(parts)));
-  return PublishPlan({weft::api::NewRunner(std::move(batch)), nullptr}, plan);
+  return PublishPlan({weft::api::NewRunner(std::move(batch))}, plan);
 }
 
 }  // namespace
@@ -156,7 +155,6 @@ weft_status_t weft_redistribute_plan_create_n(int32_t n, const weft_layout_t* co
 weft_status_t weft_plan_describe(const weft_plan_t* plan, char* buf, size_t len, size_t* needed) {
   return Guard(__func__, [&] {
     WEFT_USE(p, plan);
-    if (p->halo) return weft::api::WriteText(p->halo->plan->Describe(), buf, len, needed);
     return weft::api::WriteText(p->runner.shared->exec->Describe(), buf, len, needed);
   });
 }
@@ -167,14 +165,6 @@ weft_status_t weft_plan_stats(const weft_plan_t* plan, weft_plan_stats_t* stats)
     WEFT_REQUIRE(stats);
     WEFT_RETURN_IF_ERROR(
         weft::api::CheckStructSize(stats, sizeof(*stats), sizeof(weft_plan_stats_t), "stats"));
-    if (p->halo) {
-      const weft::placement::halo::HaloStats h = p->halo->plan->Stats();
-      stats->steps = h.phases;
-      stats->send_bytes = h.send_bytes;
-      stats->recv_bytes = h.recv_bytes;
-      stats->extra_bytes = h.extra_bytes;
-      return Status::Ok();
-    }
     WEFT_ASSIGN_OR_RETURN(planner::RankStats s, p->runner.shared->exec->Stats());
     stats->steps = s.steps;
     stats->send_bytes = s.send_bytes;

@@ -1,5 +1,6 @@
-// ExecutePlan: the path from weft_plan_execute / weft_redistribute to the executor.
-#include <algorithm>
+// ExecutePlan: the one path from weft_plan_execute, weft_redistribute and weft_halo_* to the
+// executors.
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,46 +15,47 @@ namespace weft::api {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using placement::executor::Call;
+using placement::executor::Operand;
+using placement::executor::Operands;
+using placement::executor::PlanKind;
 using placement::executor::TensorView;
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
-Result<TensorView> CheckLocal(const DLTensor* t, const std::string& n,
-                              const placement::Layout& layout, int32_t rank, bool output) {
-  placement::planner::Box block;
-  block.ndim = layout.ndim();
-  layout.LocalBlock(rank, block.shape.data(), block.offset.data());
-  return CheckView(t, n, layout.dtype(), block, "rank " + Str(rank) + "'s local block", output);
+Result<TensorView> CheckOperand(const DLTensor* t, const Operand& o, bool output) {
+  return CheckView(t, o.name, o.dtype, o.block, o.what, output);
 }
 
-// Checks every tensor's buffers; names say which tensor (in, out; in[i], out[i] batched).
+// Checks every tensor's buffers against what the runnable expects of `call`; the names in
+// errors are its own (in, out; in[i], out[i] batched; local, padded, ... for a halo).
 Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers(
-    const placement::executor::Runnable& e, int32_t n, const DLTensor* const* in,
+    const placement::executor::Runnable& e, const Call& call, int32_t n, const DLTensor* const* in,
     DLTensor* const* out, DLDevice* device) {
   // A rank outside the source (destination) mesh of a cross-mesh plan passes no input
   // (output): whatever it passes there is ignored, and its views stay empty.
-  const bool ti = e.takes_in(), to = e.takes_out();
-  if (ti && !in) return InvalidArgument("in is NULL");
-  if (to && !out) return InvalidArgument("out is NULL");
+  if (e.takes_in() && !in) return InvalidArgument("in is NULL");
+  if (e.takes_out() && !out) return InvalidArgument("out is NULL");
+  const Operands ops = e.Expect(call);
   std::vector<TensorView> vi(static_cast<size_t>(n)), vo(static_cast<size_t>(n));
   const DLTensor* first = nullptr;
   for (int32_t i = 0; i < n; ++i) {
-    const std::string at = n == 1 ? "" : "[" + Str(i) + "]";
     const auto k = static_cast<size_t>(i);
-    if (ti) {
-      WEFT_ASSIGN_OR_RETURN(vi[k], CheckLocal(in[i], "in" + at, e.src(k), e.rank(), false));
+    const std::optional<Operand>& oi = ops.in[k];
+    const std::optional<Operand>& oo = ops.out[k];
+    if (oi) {
+      WEFT_ASSIGN_OR_RETURN(vi[k], CheckOperand(in[i], *oi, false));
     }
-    if (to) {
-      WEFT_ASSIGN_OR_RETURN(vo[k], CheckLocal(out[i], "out" + at, e.dst(k), e.rank(), true));
+    if (oo) {
+      WEFT_ASSIGN_OR_RETURN(vo[k], CheckOperand(out[i], *oo, true));
     }
     for (const DLTensor* t :
-         {ti ? in[i] : nullptr, static_cast<const DLTensor*>(to ? out[i] : nullptr)}) {
+         {oi ? in[i] : nullptr, static_cast<const DLTensor*>(oo ? out[i] : nullptr)}) {
       if (!t) continue;
       if (!first) first = t;
       if (t->device.device_type != first->device.device_type ||
           t->device.device_id != first->device.device_id)
-        return InvalidArgument(n == 1 ? "in and out are on different devices"
-                                      : "the buffers are on different devices");
+        return InvalidArgument(ops.mixed_devices);
     }
   }
   *device = first->device;
@@ -61,15 +63,18 @@ Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers
   for (int32_t i = 0; i < n; ++i) {
     const auto b = Extent(vo[static_cast<size_t>(i)]);
     if (!b.first) continue;
+    const std::string& oname = ops.out[static_cast<size_t>(i)]->name;
     for (int32_t j = 0; j < n; ++j) {
       const auto a = Extent(vi[static_cast<size_t>(j)]);
-      if (a.first && a.first < b.second && b.first < a.second)
-        return InvalidArgument(n == 1 ? "in and out overlap (redistribute has no in-place form)"
-                                      : "out[" + Str(i) + "] overlaps in[" + Str(j) +
-                                            "] (redistribute has no in-place form)");
+      if (a.first && a.first < b.second && b.first < a.second) {
+        const std::string& iname = ops.in[static_cast<size_t>(j)]->name;
+        return InvalidArgument(
+            (n == 1 ? iname + " and " + oname + " overlap" : oname + " overlaps " + iname) +
+            ops.overlap_note);
+      }
       const auto c = Extent(vo[static_cast<size_t>(j)]);
       if (j != i && c.first && c.first < b.second && b.first < c.second)
-        return InvalidArgument("out[" + Str(i) + "] overlaps out[" + Str(j) + "]");
+        return InvalidArgument(oname + " overlaps " + ops.out[static_cast<size_t>(j)]->name);
     }
   }
   return std::make_pair(std::move(vi), std::move(vo));
@@ -83,14 +88,14 @@ namespace {
 }
 }  // namespace
 
-Status RunContext(const void* owner, const char* name, Ref<Context>* ctx) {
-  if (!owner) return AbstractMesh();
-  return Use(static_cast<const weft_context_t*>(owner), name, ctx);
+Status RunContext(placement::ContextId owner, const char* name, Ref<Context>* ctx) {
+  if (owner.abstract()) return AbstractMesh();
+  return UseValue<weft_context>(owner.value(), name, ctx);
 }
 
-Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* const* in,
-                   DLTensor* const* out, void* stream, const weft_call_options_t* opts,
-                   weft_work_t** work, bool borrow) {
+Status ExecutePlan(Context& c, PlanRunner runner, const Call& call, int32_t n,
+                   const DLTensor* const* in, DLTensor* const* out, void* stream,
+                   const weft_call_options_t* opts, weft_work_t** work, bool borrow) {
   const auto& exec = runner.shared->exec;
   if (n != static_cast<int32_t>(exec->size()))
     return InvalidArgument("n is " + Str(n) + " but the plan holds " + Str(int64_t(exec->size())) +
@@ -101,8 +106,9 @@ Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* con
   WEFT_ASSIGN_OR_RETURN(Clock::time_point deadline, ResolveDeadline(c, opts));
   if (!exec->takes_in() && !exec->takes_out())  // nothing to send or receive
     return work ? PublishDoneWork(work) : Status::Ok();
+  WEFT_RETURN_IF_ERROR(exec->Admit(call));
   DLDevice device{kDLCPU, 0};
-  auto views = CheckBuffers(*exec, n, in, out, &device);
+  auto views = CheckBuffers(*exec, call, n, in, out, &device);
   if (views.ok() && stream) views = InvalidArgument("stream must be NULL for host buffers");
   if (!views.ok()) {
     c.PublishLocalFailure(views.status().message());
@@ -115,12 +121,14 @@ Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* con
   }
   auto busy = std::make_shared<BusyFlag>(runner.busy);
   if (runner.shared->poisoned)
-    return InvalidUsage("the ranks of the mesh built different redistribute plans");
+    return InvalidUsage(exec->kind() == PlanKind::kHalo
+                            ? "the ranks of the mesh built different halo plans"
+                            : "the ranks of the mesh built different redistribute plans");
   // Decided at issue time, so every rank (issuing in the same order) agrees who checks.
   const bool check = !runner.shared->checked.exchange(true);
   const backends::OpArgs args{device, stream, deadline};
   // The views move into the operation: they are a few hundred bytes each.
-  auto op = [&c, runner, busy, check, args, vi = std::move(views->first),
+  auto op = [&c, runner, busy, check, call, args, vi = std::move(views->first),
              vo = std::move(views->second)]() -> Status {
     placement::executor::GroupFn groups = [&c, &args](const std::vector<int32_t>& ranks) {
       return c.Group(ranks, args.deadline);
@@ -130,7 +138,7 @@ Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* con
       s = runner.shared->exec->CheckSamePlan(groups, args);
       if (s.code() == Code::kInvalidUsage) runner.shared->poisoned = true;
     }
-    if (s.ok()) s = runner.shared->exec->Run(vi, vo, *runner.ws, groups, args);
+    if (s.ok()) s = runner.shared->exec->Run(call, vi, vo, *runner.ws, groups, args);
     busy->Release();
     return s;
   };

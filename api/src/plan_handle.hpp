@@ -1,6 +1,7 @@
-// What a weft_plan_t holds, and the execution path weft_plan_execute and weft_redistribute
-// share: per-rank buffer checks (published to the peers on rejection, SPEC §6.4), the
-// first-execution plan check, and the run through the context's ordered executor.
+// What a weft_plan_t holds, and the one execution path of every plan (weft_plan_execute,
+// weft_redistribute, weft_halo_*): per-rank buffer checks (published to the peers on
+// rejection, SPEC §6.4), the first-execution plan check, and the run through the context's
+// ordered executor.
 #pragma once
 
 #include <atomic>
@@ -9,8 +10,6 @@
 #include "api/src/handle_ref.hpp"
 #include "placement/executor/cross_mesh.hpp"
 #include "placement/executor/executor_batch.hpp"
-#include "placement/halo/exec/halo_executor.hpp"
-#include "placement/halo/halo_plan.hpp"
 #include "weft/halo.h"
 #include "weft/redistribute.h"
 
@@ -19,7 +18,8 @@ namespace weft::api {
 // Shared by a plan handle and the executions it has in flight (and, in weft_redistribute's
 // cache, by executions that borrow a workspace of their own).
 struct PlanShared {
-  // One tensor or a batch on one mesh (BatchExecutor), or a cross-mesh redistribute.
+  // One tensor or a batch on one mesh (BatchExecutor), a cross-mesh redistribute, or a halo
+  // plan (HaloRunnable).
   std::shared_ptr<const placement::executor::Runnable> exec;
   std::atomic<bool> checked{false};   // a first execution has been issued (it runs the check)
   std::atomic<bool> poisoned{false};  // that check found ranks with different plans
@@ -32,15 +32,6 @@ struct PlanRunner {
 };
 
 PlanRunner NewRunner(std::shared_ptr<const placement::executor::Runnable> exec);
-// A halo plan (SPEC §4) and what its executions share, as PlanShared + PlanRunner are for
-// redistributes.
-struct HaloShared {
-  std::shared_ptr<const placement::halo::HaloPlan> plan;
-  std::shared_ptr<placement::halo::HaloWorkspace> ws;
-  std::shared_ptr<std::atomic<bool>> busy;  // one execution in flight
-  std::atomic<bool> checked{false};
-  std::atomic<bool> poisoned{false};
-};
 
 // weft_plan_options_t's size before extra_bytes_cap was appended: the least a caller may pass.
 inline constexpr size_t kPlanOptionsFirstSize = 16;
@@ -66,20 +57,19 @@ class Context;
 // The context a plan or layout runs on (`owner`: its mesh's context identity, the context's
 // handle), held for the call; INVALID_USAGE on an abstract mesh, INVALID_ARGUMENT naming
 // `name` when that context was destroyed.
-Status RunContext(const void* owner, const char* name, Ref<Context>* ctx);
+Status RunContext(placement::ContextId owner, const char* name, Ref<Context>* ctx);
 
 // `borrow`: when the plan is busy, run with a workspace of this call's own instead of failing
 // (weft_redistribute's shared cached plans).
+// `call`: the form the plan runs in (a halo plan's exchange, in-place exchange or accumulate).
 // n tensors: in[i] / out[i] (NULL arrays, or entries, on ranks outside the mesh).
-Status ExecutePlan(Context& c, PlanRunner runner, int32_t n, const DLTensor* const* in,
-                   DLTensor* const* out, void* stream, const weft_call_options_t* opts,
-                   weft_work_t** work, bool borrow);
+Status ExecutePlan(Context& c, PlanRunner runner, const placement::executor::Call& call, int32_t n,
+                   const DLTensor* const* in, DLTensor* const* out, void* stream,
+                   const weft_call_options_t* opts, weft_work_t** work, bool borrow);
 
-// What a weft_plan_t names: a redistribute plan (runner) or a halo plan (halo set, runner
-// empty).
+// What a weft_plan_t names: a redistribute or a halo plan (runner.shared->exec->kind()).
 struct PlanObject {
   PlanRunner runner;
-  std::shared_ptr<HaloShared> halo;
 };
 template <>
 struct HandleTraits<weft_plan> {

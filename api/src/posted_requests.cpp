@@ -21,13 +21,10 @@ Status PostedRequest::Wait(int64_t timeout_ms) {
         // In slices, letting go of the lock in between: a destroy that orphans this request
         // waits for the slice, not for the operation's deadline.
         int64_t slice = kWaitSliceMs;
-        if (timeout_ms >= 0)
-          slice = std::clamp<int64_t>(
-              std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count(),
-              0, slice);
+        if (until != kNoDeadline) slice = std::min(RemainingMs(until), slice);
         const Status s = req_->Wait(*comm_, slice, args_);
         if (s.code() != Code::kInProgress) return ctx_->Explain(s);  // the store's verdict
-        if (timeout_ms >= 0 && Clock::now() >= until) return s;
+        if (until != kNoDeadline && Clock::now() >= until) return s;
         continue;
       }
     }

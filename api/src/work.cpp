@@ -1,5 +1,7 @@
 #include "api/src/work.hpp"
 
+#include "common/clock.hpp"
+
 namespace weft::api {
 
 void WorkState::Complete(Status s) {
@@ -22,9 +24,10 @@ bool WorkState::done() const {
 Status WorkState::Wait(int64_t timeout_ms) const {
   if (delegate_) return delegate_(timeout_ms);
   std::unique_lock<std::mutex> lock(mu_);
-  if (timeout_ms < 0) {
+  const auto until = DeadlineFromTimeoutMs(timeout_ms);
+  if (until == kNoDeadline) {
     cv_.wait(lock, [&] { return done_; });
-  } else if (!cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return done_; })) {
+  } else if (!cv_.wait_until(lock, until, [&] { return done_; })) {
     return Status(Code::kInProgress, "");
   }
   return status_;

@@ -20,6 +20,7 @@
 #include "backends/gloo/handles.hpp"
 #include "backends/gloo/ops.hpp"
 #include "backends/gloo/params.hpp"
+#include "common/clock.hpp"
 #include "common/plugin_kit/entry.hpp"
 
 namespace weft::backends::gloo_plugin {
@@ -172,9 +173,8 @@ weft_status_t RequestTest(weft_bk_request_t* req, int32_t* done) noexcept {
 weft_status_t RequestWait(weft_bk_request_t* req, int64_t timeout_ms) noexcept {
   return Guard(nullptr, [&]() -> weft_status_t {
     Request& r = *req->request;
-    const auto until = timeout_ms < 0 ? Clock::time_point::max()
-                                      : Clock::now() + std::chrono::milliseconds(timeout_ms);
-    if (!r.WaitUntil(until)) return static_cast<weft_status_t>(WEFT_IN_PROGRESS);
+    if (!r.WaitUntil(DeadlineFromTimeoutMs(timeout_ms)))
+      return static_cast<weft_status_t>(WEFT_IN_PROGRESS);
     const Failure& f = r.outcome();
     // Report again: the message is the calling thread's, and this may be another thread.
     if (f.status != WEFT_OK && req->comm) req->comm->host().Fail(f.status, f.message);

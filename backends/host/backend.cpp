@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "backends/bootstrap/store_client.hpp"
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "device/host/reduce/reduce.hpp"
 
@@ -15,10 +16,7 @@ thread_local std::string t_plugin_error;
 
 using bootstrap::Clock;
 
-Clock::time_point Deadline(int64_t timeout_ms) {
-  if (timeout_ms < 0) return Clock::time_point::max();
-  return Clock::now() + std::chrono::milliseconds(timeout_ms);
-}
+Clock::time_point Deadline(int64_t timeout_ms) { return DeadlineFromTimeoutMs(timeout_ms); }
 
 weft_status_t Report(const Status& s) {
   if (!s.ok()) t_plugin_error = s.message();

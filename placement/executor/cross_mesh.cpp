@@ -43,6 +43,128 @@ int64_t MemberOf(const std::vector<int32_t>& group, int32_t rank) {
   return std::lower_bound(group.begin(), group.end(), rank) - group.begin();
 }
 
+// Which replica of the source each destination rank reads: its own where it holds one, else
+// the one whose coordinates on the replicated mesh dims are (its index in the destination
+// mesh) mod (their extent), which spreads the load over the replicas.
+class ReplicaChoice {
+ public:
+  ReplicaChoice(const Mesh& a, const Layout& sr) : a_(a) {
+    for (int32_t m = 0; m < a.ndim(); ++m)
+      if (a.shape()[m] > 1 && std::holds_alternative<Replicate>(sr.placements()[m]))
+        rep_.push_back(m);
+  }
+  // Whether source coordinate `p` is the replica destination rank q (at index qi) reads.
+  bool operator()(const int64_t* p, int32_t q, int64_t qi) const {
+    Coord own{};
+    if (a_.Coordinate(q, own.data()))  // q holds a replica itself: it reads its own
+      return std::all_of(rep_.begin(), rep_.end(), [&](int32_t m) { return p[m] == own[m]; });
+    int64_t k = qi;
+    for (auto it = rep_.rbegin(); it != rep_.rend(); ++it) {
+      const int64_t ext = a_.shape()[*it];
+      if (p[*it] != (k % ext)) return false;
+      k /= ext;
+    }
+    return true;
+  }
+
+ private:
+  const Mesh& a_;
+  std::vector<int32_t> rep_;  // the source's replicated mesh dims
+};
+
+// What planning the intersection exchange reads: the meshes (a: source, b: destination), the
+// layouts without Partial, the union of ranks and the rank planned for.
+struct Sides {
+  const Mesh &a, &b;
+  const Layout &sr, &dr;
+  const std::vector<int32_t>& group;
+  int32_t rank;
+  ReplicaChoice chosen;
+};
+
+// One side's pieces, by union member, and their bytes; `keep`: the piece to copy locally.
+struct Pieces {
+  std::vector<Box> boxes;
+  int64_t bytes = 0;
+  std::optional<Box> keep;
+};
+
+Pieces EmptyPieces(const Sides& s) {
+  Pieces p;
+  p.boxes.assign(s.group.size(), Box{});
+  for (Box& x : p.boxes) x.ndim = s.sr.ndim();
+  return p;
+}
+
+// What this rank (source coordinate ca, block `from`) sends to each destination rank.
+Pieces PlanSends(const Sides& s, const Box& from, const Coord& ca) {
+  Pieces out = EmptyPieces(s);
+  const int64_t item = ItemSize(s.sr.dtype());
+  for (int64_t qi = 0; qi < s.b.size(); ++qi) {
+    const int32_t q = s.b.RankAtIndex(qi);
+    if (q == s.rank || !s.chosen(ca.data(), q, qi)) continue;
+    const Coord cq = CoordAt(s.b, qi);
+    const Box box = planner::Intersect(from, planner::BlockBox(s.dr, cq.data()));
+    if (box.Empty()) continue;
+    out.boxes[static_cast<size_t>(MemberOf(s.group, q))] = box;
+    out.bytes += box.Volume() * item;
+  }
+  return out;
+}
+
+// What this rank (destination block `to`) receives from each source rank, and keeps itself.
+Pieces PlanRecvs(const Sides& s, const Box& to) {
+  Pieces in = EmptyPieces(s);
+  const int64_t item = ItemSize(s.sr.dtype());
+  int64_t self_index = 0;
+  for (int64_t i = 0; i < s.b.size(); ++i)
+    if (s.b.RankAtIndex(i) == s.rank) self_index = i;
+  for (int64_t pi = 0; pi < s.a.size(); ++pi) {
+    const Coord cp = CoordAt(s.a, pi);
+    if (!s.chosen(cp.data(), s.rank, self_index)) continue;
+    const int32_t p = s.a.RankAtIndex(pi);
+    const Box box = planner::Intersect(planner::BlockBox(s.sr, cp.data()), to);
+    if (box.Empty()) continue;
+    if (p == s.rank) {
+      in.keep = box;
+      continue;
+    }
+    in.boxes[static_cast<size_t>(MemberOf(s.group, p))] = box;
+    in.bytes += box.Volume() * item;
+  }
+  return in;
+}
+
+// The union of the two meshes' ranks, ascending.
+std::vector<int32_t> Union(const Mesh& a, const Mesh& b) {
+  std::vector<int32_t> group;
+  for (int64_t i = 0; i < a.size(); ++i) group.push_back(a.RankAtIndex(i));
+  for (int64_t i = 0; i < b.size(); ++i) group.push_back(b.RankAtIndex(i));
+  std::sort(group.begin(), group.end());
+  group.erase(std::unique(group.begin(), group.end()), group.end());
+  return group;
+}
+
+// The same-mesh plans around the exchange: reducing a source Partial, making a destination
+// one (local steps only). Their hashes go into *h.
+Result<std::shared_ptr<const Executor>> PlanPre(const LayoutPtr& src, const LayoutPtr& src_r,
+                                                int32_t rank, Fnv1a* h) {
+  if (!HasPartial(*src)) return std::shared_ptr<const Executor>();
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, src_r));
+  h->Int(static_cast<int64_t>(p.hash));
+  return Executor::Create(std::move(p), rank);
+}
+Result<std::shared_ptr<const Executor>> PlanPost(const LayoutPtr& dst_r, const LayoutPtr& dst,
+                                                 int32_t rank, Fnv1a* h) {
+  if (!HasPartial(*dst)) return std::shared_ptr<const Executor>();
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(dst_r, dst));
+  for (const planner::Step& s : p.steps)
+    if (s.kind != planner::StepKind::kLocal)
+      return Internal("planner: making a Partial destination needed communication");
+  h->Int(static_cast<int64_t>(p.hash));
+  return Executor::Create(std::move(p), rank);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const CrossExecutor>> CrossExecutor::Create(const LayoutPtr& src,
@@ -61,87 +183,31 @@ Result<std::shared_ptr<const CrossExecutor>> CrossExecutor::Create(const LayoutP
   WEFT_ASSIGN_OR_RETURN(e->src_r_, WithoutPartial(src));
   WEFT_ASSIGN_OR_RETURN(e->dst_r_, WithoutPartial(dst));
   Fnv1a h;
-  if (HasPartial(*src)) {
-    WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, e->src_r_));
-    h.Int(static_cast<int64_t>(p.hash));
-    WEFT_ASSIGN_OR_RETURN(e->pre_, Executor::Create(std::move(p), rank));
-  }
-  if (HasPartial(*dst)) {
-    WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(e->dst_r_, dst));
-    for (const planner::Step& s : p.steps)
-      if (s.kind != planner::StepKind::kLocal)
-        return Internal("planner: making a Partial destination needed communication");
-    h.Int(static_cast<int64_t>(p.hash));
-    WEFT_ASSIGN_OR_RETURN(e->post_, Executor::Create(std::move(p), rank));
-  }
+  WEFT_ASSIGN_OR_RETURN(e->pre_, PlanPre(src, e->src_r_, rank, &h));
+  WEFT_ASSIGN_OR_RETURN(e->post_, PlanPost(e->dst_r_, dst, rank, &h));
   const std::string layouts = src->Describe() + "\n=>\n" + dst->Describe();
   e->fingerprint_ = h.Text(layouts).value();
-
-  // The union of the two meshes' ranks, ascending.
-  for (int64_t i = 0; i < a.size(); ++i) e->group_.push_back(a.RankAtIndex(i));
-  for (int64_t i = 0; i < b.size(); ++i) e->group_.push_back(b.RankAtIndex(i));
-  std::sort(e->group_.begin(), e->group_.end());
-  e->group_.erase(std::unique(e->group_.begin(), e->group_.end()), e->group_.end());
+  e->group_ = Union(a, b);
 
   Coord ca{}, cb{};
   e->in_src_ = rank >= 0 && a.Coordinate(rank, ca.data());
   e->in_dst_ = rank >= 0 && b.Coordinate(rank, cb.data());
   if (!e->in_src_ && !e->in_dst_) return std::shared_ptr<const CrossExecutor>(std::move(e));
-  const Layout &sr = *e->src_r_, &dr = *e->dst_r_;
-  const int64_t item = ItemSize(src->dtype());
-  // The source's replicated mesh dims: each destination rank reads one replica of them.
-  std::vector<int32_t> rep;
-  for (int32_t m = 0; m < a.ndim(); ++m)
-    if (a.shape()[m] > 1 && std::holds_alternative<Replicate>(sr.placements()[m])) rep.push_back(m);
-  // Whether source coordinate `p` is the replica destination rank q (at index qi of b) reads.
-  auto chosen = [&](const int64_t* p, int32_t q, int64_t qi) {
-    Coord own{};
-    if (a.Coordinate(q, own.data()))  // q holds a replica itself: it reads its own
-      return std::all_of(rep.begin(), rep.end(), [&](int32_t m) { return p[m] == own[m]; });
-    int64_t k = qi;
-    for (auto it = rep.rbegin(); it != rep.rend(); ++it) {
-      const int64_t ext = a.shape()[*it];
-      if (p[*it] != (k % ext)) return false;
-      k /= ext;
-    }
-    return true;
-  };
-  const size_t n = e->group_.size();
-  e->sends_.assign(n, Box{});
-  e->recvs_.assign(n, Box{});
-  for (Box& x : e->sends_) x.ndim = src->ndim();
-  for (Box& x : e->recvs_) x.ndim = src->ndim();
+  const Sides sides{a, b, *e->src_r_, *e->dst_r_, e->group_, rank, ReplicaChoice(a, *e->src_r_)};
+  Pieces out = EmptyPieces(sides), in = EmptyPieces(sides);
   if (e->in_src_) {
-    e->from_block_ = planner::BlockBox(sr, ca.data());
-    for (int64_t qi = 0; qi < b.size(); ++qi) {
-      const int32_t q = b.RankAtIndex(qi);
-      if (q == rank || !chosen(ca.data(), q, qi)) continue;
-      const Coord cq = CoordAt(b, qi);
-      const Box box = planner::Intersect(e->from_block_, planner::BlockBox(dr, cq.data()));
-      if (box.Empty()) continue;
-      e->sends_[static_cast<size_t>(MemberOf(e->group_, q))] = box;
-      e->send_bytes_ += box.Volume() * item;
-    }
+    e->from_block_ = planner::BlockBox(*e->src_r_, ca.data());
+    out = PlanSends(sides, e->from_block_, ca);
   }
   if (e->in_dst_) {
-    e->to_block_ = planner::BlockBox(dr, cb.data());
-    int64_t self_index = 0;
-    for (int64_t i = 0; i < b.size(); ++i)
-      if (b.RankAtIndex(i) == rank) self_index = i;
-    for (int64_t pi = 0; pi < a.size(); ++pi) {
-      const Coord cp = CoordAt(a, pi);
-      if (!chosen(cp.data(), rank, self_index)) continue;
-      const int32_t p = a.RankAtIndex(pi);
-      const Box box = planner::Intersect(planner::BlockBox(sr, cp.data()), e->to_block_);
-      if (box.Empty()) continue;
-      if (p == rank) {
-        e->keep_ = box;
-        continue;
-      }
-      e->recvs_[static_cast<size_t>(MemberOf(e->group_, p))] = box;
-      e->recv_bytes_ += box.Volume() * item;
-    }
+    e->to_block_ = planner::BlockBox(*e->dst_r_, cb.data());
+    in = PlanRecvs(sides, e->to_block_);
   }
+  e->sends_ = std::move(out.boxes);
+  e->send_bytes_ = out.bytes;
+  e->recvs_ = std::move(in.boxes);
+  e->recv_bytes_ = in.bytes;
+  e->keep_ = in.keep;
   return std::shared_ptr<const CrossExecutor>(std::move(e));
 }
 
@@ -190,9 +256,10 @@ Status CrossExecutor::CheckSamePlan(const GroupFn& groups, const backends::OpArg
   return Status::Ok();
 }
 
-Status CrossExecutor::Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-                          BatchWorkspace& ws, const GroupFn& groups,
-                          const backends::OpArgs& args) const {
+// One form: `call` asks nothing more.
+Status CrossExecutor::Run(const Call&, const std::vector<TensorView>& in,
+                          const std::vector<TensorView>& out, BatchWorkspace& ws,
+                          const GroupFn& groups, const backends::OpArgs& args) const {
   if (!in_src_ && !in_dst_) return Status::Ok();
   if (ws.parts.size() < 3) ws.parts.resize(3);
   WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(args.device, args.stream));

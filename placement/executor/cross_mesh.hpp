@@ -21,7 +21,7 @@
 
 namespace weft::placement::executor {
 
-class CrossExecutor : public Runnable {
+class CrossExecutor : public Redistribution {
  public:
   // src and dst: same global shape and dtype, meshes of one context that are not equal.
   static Result<std::shared_ptr<const CrossExecutor>> Create(const LayoutPtr& src,
@@ -29,7 +29,7 @@ class CrossExecutor : public Runnable {
 
   size_t size() const override { return 1; }
   int32_t rank() const override { return rank_; }
-  const void* context() const override { return src_->mesh().context(); }
+  ContextId context() const override { return src_->mesh().context(); }
   bool takes_in() const override { return in_src_; }
   bool takes_out() const override { return in_dst_; }
   const Layout& src(size_t) const override { return *src_; }
@@ -37,8 +37,8 @@ class CrossExecutor : public Runnable {
   Result<planner::RankStats> Stats() const override;
   std::string Describe() const override;
   Status CheckSamePlan(const GroupFn& groups, const backends::OpArgs& args) const override;
-  Status Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-             BatchWorkspace& ws, const GroupFn& groups,
+  Status Run(const Call& call, const std::vector<TensorView>& in,
+             const std::vector<TensorView>& out, BatchWorkspace& ws, const GroupFn& groups,
              const backends::OpArgs& args) const override;
 
  private:

@@ -92,9 +92,10 @@ Status BatchExecutor::CheckSamePlan(const GroupFn& groups, const backends::OpArg
   return Status::Ok();
 }
 
-Status BatchExecutor::Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-                          BatchWorkspace& ws, const GroupFn& groups,
-                          const backends::OpArgs& args) const {
+// One form: `call` asks nothing more.
+Status BatchExecutor::Run(const Call&, const std::vector<TensorView>& in,
+                          const std::vector<TensorView>& out, BatchWorkspace& ws,
+                          const GroupFn& groups, const backends::OpArgs& args) const {
   if (!in_mesh()) return Status::Ok();
   if (in.size() != parts_.size() || out.size() != parts_.size())
     return Internal("redistribute: a batched plan ran with the wrong number of buffers");

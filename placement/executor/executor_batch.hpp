@@ -15,7 +15,7 @@
 
 namespace weft::placement::executor {
 
-class BatchExecutor : public Runnable {
+class BatchExecutor : public Redistribution {
  public:
   // All parts must be for the same rank and have their layouts on one mesh.
   static Result<std::shared_ptr<const BatchExecutor>> Create(
@@ -28,7 +28,7 @@ class BatchExecutor : public Runnable {
   bool in_mesh() const { return parts_[0]->in_mesh(); }
   bool takes_in() const override { return in_mesh(); }
   bool takes_out() const override { return in_mesh(); }
-  const void* context() const override { return parts_[0]->plan().src->mesh().context(); }
+  ContextId context() const override { return parts_[0]->plan().src->mesh().context(); }
   const Layout& src(size_t i) const override { return *parts_[i]->plan().src; }
   const Layout& dst(size_t i) const override { return *parts_[i]->plan().dst; }
   int64_t extra_bytes() const { return extra_bytes_; }
@@ -41,8 +41,8 @@ class BatchExecutor : public Runnable {
   Status CheckSamePlan(const GroupFn& groups, const backends::OpArgs& args) const override;
 
   // in[i] / out[i]: tensor i's src and dst blocks (unused on a rank outside the mesh).
-  Status Run(const std::vector<TensorView>& in, const std::vector<TensorView>& out,
-             BatchWorkspace& ws, const GroupFn& groups,
+  Status Run(const Call& call, const std::vector<TensorView>& in,
+             const std::vector<TensorView>& out, BatchWorkspace& ws, const GroupFn& groups,
              const backends::OpArgs& args) const override;
 
  private:

@@ -108,6 +108,87 @@ Status CopyKeptWhileProgressing(const device::Queue& q, const TensorView& from,
   return Status::Ok();
 }
 
+// What every transfer of one exchange shares.
+struct Exchange {
+  const TensorView &from, &to;
+  const device::Queue& q;
+  backends::Communicator& comm;
+  const backends::OpArgs& args;
+  int64_t item, chunk, tag;
+  bool strided;  // the plugin moves strided pieces whole (PostInPlace)
+};
+
+using Requests = std::vector<std::unique_ptr<backends::Communicator::Request>>;
+
+// A receive posted chunk by chunk.
+struct Pending {
+  size_t member;
+  Box chunk;
+  char* staged;  // null: landed in place
+};
+
+// Every receive, chunk by chunk, straight into `to` where the piece is contiguous (rat[k] < 0)
+// or whole where the plugin moves strided pieces; else into staging at base + rat[k] items.
+Status PostRecvs(const Exchange& x, const std::vector<Box>& boxes, size_t self,
+                 const std::vector<int64_t>& rat, char* base, Requests& recvs,
+                 std::vector<Pending>& pending) {
+  const size_t n = boxes.size();
+  for (size_t i = 1; i <= n; ++i) {
+    const size_t k = (self + n - i) % n;  // from the members before us first: they send to us first
+    if (k == self || boxes[k].Empty()) continue;
+    if (x.strided && rat[k] >= 0) {
+      // Chunk by chunk like the sender (both derive the chunks from the global box, whatever
+      // either side's memory looks like), each chunk straight into place.
+      for (const Box& c : Chunks(boxes[k], x.item, x.chunk)) {
+        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(x.comm, true, x.to, c, k, x.tag, x.args));
+        recvs.push_back(std::move(r));
+        pending.push_back({k, c, nullptr});
+      }
+      continue;
+    }
+    char* stage = rat[k] >= 0 ? base + rat[k] * x.item : nullptr;
+    for (const Box& c : Chunks(boxes[k], x.item, x.chunk)) {
+      char* at = stage ? stage : x.to.At(c.offset.data());
+      WEFT_ASSIGN_OR_RETURN(auto r, x.comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * x.item),
+                                                    static_cast<int32_t>(k), x.tag, x.args));
+      recvs.push_back(std::move(r));
+      pending.push_back({k, c, stage});
+      if (stage) stage += c.Volume() * x.item;
+    }
+  }
+  return Status::Ok();
+}
+
+// Sends in a rotation (member self+1 first), packing each chunk just before it leaves.
+Status PostSends(const Exchange& x, const std::vector<Box>& boxes, size_t self,
+                 const std::vector<int64_t>& sat, char* base, Requests& sends) {
+  const size_t n = boxes.size();
+  for (size_t i = 1; i <= n; ++i) {
+    const size_t k = (self + i) % n;
+    if (k == self || boxes[k].Empty()) continue;
+    if (x.strided && sat[k] >= 0) {
+      for (const Box& c : Chunks(boxes[k], x.item, x.chunk)) {
+        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(x.comm, false, x.from, c, k, x.tag, x.args));
+        sends.push_back(std::move(r));
+      }
+      continue;
+    }
+    char* stage = sat[k] >= 0 ? base + sat[k] * x.item : nullptr;
+    for (const Box& c : Chunks(boxes[k], x.item, x.chunk)) {
+      const char* at = x.from.At(c.offset.data());
+      if (stage) {
+        WEFT_RETURN_IF_ERROR(Pack(x.q, x.from, c, stage));
+        at = stage;
+        stage += c.Volume() * x.item;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto r, x.comm.PostSend(at, static_cast<uint64_t>(c.Volume() * x.item),
+                                                    static_cast<int32_t>(k), x.tag, x.args));
+      sends.push_back(std::move(r));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<int64_t> AlltoallChunkBytes() { return params::Int("WEFT_ALLTOALL_CHUNK_BYTES"); }
@@ -118,7 +199,6 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
                         const device::Queue& q, backends::Communicator& comm,
                         const backends::OpArgs& args) {
   const int64_t item = from.item;
-  const size_t n = send_boxes.size();
   WEFT_ASSIGN_OR_RETURN(const int64_t chunk, AlltoallChunkBytes());
   const int64_t tag = comm.NextInternalTag();
   // A plugin that moves strided regions itself (UCX: one cross-memory read from the sender's
@@ -131,61 +211,11 @@ Status PairwiseExchange(const std::vector<Box>& send_boxes, const std::vector<Bo
   WEFT_ASSIGN_OR_RETURN(char* const send_base, q.Reserve(send_stage, stotal * item));
   WEFT_ASSIGN_OR_RETURN(char* const recv_base, q.Reserve(recv_stage, rtotal * item));
 
-  // Every receive first, chunk by chunk, straight into `to` where the piece is contiguous.
-  struct Pending {
-    size_t member;
-    Box chunk;
-    char* staged;  // null: landed in place
-  };
+  const Exchange x{from, to, q, comm, args, item, chunk, tag, strided};
   std::vector<Pending> pending;
-  std::vector<std::unique_ptr<backends::Communicator::Request>> recvs, sends;
-  for (size_t i = 1; i <= n; ++i) {
-    const size_t k = (self + n - i) % n;  // from the members before us first: they send to us first
-    if (k == self || recv_boxes[k].Empty()) continue;
-    if (strided && rat[k] >= 0) {
-      // Chunk by chunk like the sender (both derive the chunks from the global box, whatever
-      // either side's memory looks like), each chunk straight into place.
-      for (const Box& c : Chunks(recv_boxes[k], item, chunk)) {
-        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, true, to, c, k, tag, args));
-        recvs.push_back(std::move(r));
-        pending.push_back({k, c, nullptr});
-      }
-      continue;
-    }
-    char* stage = rat[k] >= 0 ? recv_base + rat[k] * item : nullptr;
-    for (const Box& c : Chunks(recv_boxes[k], item, chunk)) {
-      char* at = stage ? stage : to.At(c.offset.data());
-      WEFT_ASSIGN_OR_RETURN(auto r, comm.PostRecv(at, static_cast<uint64_t>(c.Volume() * item),
-                                                  static_cast<int32_t>(k), tag, args));
-      recvs.push_back(std::move(r));
-      pending.push_back({k, c, stage});
-      if (stage) stage += c.Volume() * item;
-    }
-  }
-  // Sends in a rotation (member self+1 first), packing each chunk just before it leaves.
-  for (size_t i = 1; i <= n; ++i) {
-    const size_t k = (self + i) % n;
-    if (k == self || send_boxes[k].Empty()) continue;
-    if (strided && sat[k] >= 0) {
-      for (const Box& c : Chunks(send_boxes[k], item, chunk)) {
-        WEFT_ASSIGN_OR_RETURN(auto r, PostInPlace(comm, false, from, c, k, tag, args));
-        sends.push_back(std::move(r));
-      }
-      continue;
-    }
-    char* stage = sat[k] >= 0 ? send_base + sat[k] * item : nullptr;
-    for (const Box& c : Chunks(send_boxes[k], item, chunk)) {
-      const char* at = from.At(c.offset.data());
-      if (stage) {
-        WEFT_RETURN_IF_ERROR(Pack(q, from, c, stage));
-        at = stage;
-        stage += c.Volume() * item;
-      }
-      WEFT_ASSIGN_OR_RETURN(auto r, comm.PostSend(at, static_cast<uint64_t>(c.Volume() * item),
-                                                  static_cast<int32_t>(k), tag, args));
-      sends.push_back(std::move(r));
-    }
-  }
+  Requests recvs, sends;
+  WEFT_RETURN_IF_ERROR(PostRecvs(x, recv_boxes, self, rat, recv_base, recvs, pending));
+  WEFT_RETURN_IF_ERROR(PostSends(x, send_boxes, self, sat, send_base, sends));
   if (keep && !keep->Empty()) {
     WEFT_RETURN_IF_ERROR(CopyKeptWhileProgressing(q, from, to, *keep, recvs, sends, comm));
   }

@@ -175,6 +175,38 @@ void AddTo(std::vector<Message>& list, int64_t peer, const Region& r) {
   list.back().elements += r.src.Volume();
 }
 
+// Transport: PHASES for box stencils over several windowed dims where it sends fewer
+// messages than NEIGHBOR (one-hop windows), or as many and fewer bytes; NEIGHBOR otherwise.
+// cand: [0] NEIGHBOR, [1] PHASES.
+Result<Transport> ChooseTransport(Transport asked, const Candidate (&cand)[2], bool star,
+                                  size_t windowed) {
+  if (asked == Transport::kPhases) {
+    if (!cand[1].feasible) return InvalidArgument("desc->transport is PHASES but " + cand[1].why);
+    return Transport::kPhases;
+  }
+  if (asked == Transport::kAuto) {
+    const bool fewer = cand[1].messages < cand[0].messages ||
+                       (cand[1].messages == cand[0].messages && cand[1].bytes < cand[0].bytes);
+    if (!star && windowed >= 2 && cand[1].feasible && fewer) return Transport::kPhases;
+  }
+  return Transport::kNeighbor;
+}
+
+// What every rank of the mesh must agree on (SPEC §6.4): the layout, the descriptor and the
+// transport chosen.
+uint64_t Fingerprint(const Geometry& g, Transport t) {
+  weft::Fnv1a h;
+  h.Text(g.layout().Describe());
+  const HaloSpec& s = g.spec();
+  for (const DimSpec& d : s.dims) {
+    h.Int(d.dim).Int(static_cast<int64_t>(d.lo_rule)).Int(static_cast<int64_t>(d.hi_rule));
+    h.Int(d.lo).Int(d.hi).Int(d.pad_lo).Int(d.pad_hi).Ints(d.windows);
+  }
+  h.Int(static_cast<int64_t>(s.stencil)).Int(static_cast<int64_t>(t)).Int(s.deterministic ? 1 : 0);
+  h.Bytes(&s.constant, sizeof(s.constant));
+  return h.value();
+}
+
 }  // namespace
 
 std::vector<int32_t> HaloPlan::MeshRanks() const {
@@ -254,31 +286,11 @@ Result<std::shared_ptr<const HaloPlan>> HaloPlan::Create(LayoutPtr layout, HaloS
     p->window_ = g.Window(me.data());
     p->interior_ = planner::Intersect(p->owned_, p->window_);
   }
-  // Transport: PHASES for box stencils over several windowed dims where it sends fewer
-  // messages than NEIGHBOR (one-hop windows), or as many and fewer bytes; NEIGHBOR otherwise.
-  Transport t = Transport::kNeighbor;
-  if (asked == Transport::kPhases) {
-    if (!cand[1].feasible) return InvalidArgument("desc->transport is PHASES but " + cand[1].why);
-    t = Transport::kPhases;
-  } else if (asked == Transport::kAuto) {
-    const bool fewer = cand[1].messages < cand[0].messages ||
-                       (cand[1].messages == cand[0].messages && cand[1].bytes < cand[0].bytes);
-    if (!star && wd.size() >= 2 && cand[1].feasible && fewer) t = Transport::kPhases;
-  }
+  WEFT_ASSIGN_OR_RETURN(const Transport t, ChooseTransport(asked, cand, star, wd.size()));
   p->transport_ = t;
   p->phases_ = std::move(cand[t == Transport::kPhases ? 1 : 0].phases);
   if (!p->in_mesh_) p->phases_.clear();
-
-  weft::Fnv1a h;
-  h.Text(g.layout().Describe());
-  const HaloSpec& s = g.spec();
-  for (const DimSpec& d : s.dims) {
-    h.Int(d.dim).Int(static_cast<int64_t>(d.lo_rule)).Int(static_cast<int64_t>(d.hi_rule));
-    h.Int(d.lo).Int(d.hi).Int(d.pad_lo).Int(d.pad_hi).Ints(d.windows);
-  }
-  h.Int(static_cast<int64_t>(s.stencil)).Int(static_cast<int64_t>(t)).Int(s.deterministic ? 1 : 0);
-  h.Bytes(&s.constant, sizeof(s.constant));
-  p->fingerprint_ = h.value();
+  p->fingerprint_ = Fingerprint(g, t);
   return std::shared_ptr<const HaloPlan>(std::move(p));
 }
 

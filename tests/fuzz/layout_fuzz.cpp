@@ -21,6 +21,7 @@ namespace {
 
 using weft::DType;
 using weft::ReduceOp;
+using weft::placement::ContextId;
 using weft::placement::Coord;
 using weft::placement::DimSplit;
 using weft::placement::IsShard;
@@ -91,7 +92,7 @@ constexpr DTypeInfo kDTypes[] = {
 constexpr size_t kNumDTypes = sizeof(kDTypes) / sizeof(kDTypes[0]);
 
 constexpr int64_t kMaxCheckedRanks = 512;  // beyond this, check a sample of the mesh's ranks
-const int kFakeContext = 0;                // a context identity for meshes with a world bound
+constexpr ContextId kFakeContext{1};       // a context identity for meshes with a world bound
 
 // ---- The mesh -------------------------------------------------------------------------------
 
@@ -151,7 +152,7 @@ MeshInput DecodeMesh(Bytes& in) {
   DecodeRanks(in, m.spec, n);
   const uint8_t world = in.U8() % 4;
   if (world != 0) {
-    m.spec.context = &kFakeContext;
+    m.spec.context = kFakeContext;
     m.spec.world_size = world == 1 ? n + 300 : world == 2 ? n - 1 : in.U8();
   }
   m.derive = in.U8() % 3;

@@ -92,8 +92,7 @@ TEST(MeshTest, EqualityIgnoresNamesButNotRanksOrShape) {
   EXPECT_FALSE(a->SameAs(*MakeMesh({2, 4}, std::vector<int32_t>{1, 0, 2, 3, 4, 5, 6, 7})));
 
   Mesh::Spec other_ctx;
-  int context_tag = 0;
-  other_ctx.context = &context_tag;
+  other_ctx.context = ContextId(1);
   other_ctx.shape = {2, 4};
   EXPECT_FALSE(a->SameAs(**Mesh::Create(other_ctx)));
 }

@@ -94,10 +94,36 @@ Status Finish(const Queue& q, const TensorView& local, const TensorView& from, c
   return Add(q, Plain(local, interior), Plain(from, interior), interior, t);
 }
 
+// What the readers send back in a phase: per box they received forward, the adjoint of its
+// cells (read from `work`), straight from place where the box is one contiguous run there,
+// else packed at `out`.
+Status PostSendsBack(const Queue& q, const Phase& ph, const TensorView& work, char* out, DType t,
+                     int64_t tag, backends::Communicator* comm, const backends::OpArgs& a,
+                     detail::Requests& sends) {
+  const int64_t item = ItemSize(t);
+  for (const Message& m : ph.recvs) {
+    for (const Region& r : m.regions) {
+      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+      const char* from = nullptr;
+      if (detail::Direct(r, work, false)) {
+        from = work.At(r.dst.offset.data());
+      } else {
+        WEFT_RETURN_IF_ERROR(PackAdjoint(q, r, work, out, t));
+        from = out;
+        out += bytes;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto req,
+                            comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
+      sends.push_back(std::move(req));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const TensorView& local_grad,
-                     bool add, HaloWorkspace& ws, backends::Communicator* comm,
+                     bool add, executor::BatchWorkspace& ws, backends::Communicator* comm,
                      const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
   WEFT_ASSIGN_OR_RETURN(const Queue q, Queue::For(a.device, a.stream));
@@ -110,7 +136,7 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
   TensorView work = padded_grad;
   if (phases) {
     const auto bytes = static_cast<size_t>(p.window().Volume() * item);
-    WEFT_ASSIGN_OR_RETURN(char* grad, q.Reserve(ws.grad, bytes));
+    WEFT_ASSIGN_OR_RETURN(char* grad, q.Reserve(ws.copy, bytes));
     work = executor::CompactView(grad, p.window(), item);
     WEFT_RETURN_IF_ERROR(executor::CopyBox(q, padded_grad, work, p.window()));
   } else {
@@ -147,22 +173,7 @@ Status RunAccumulate(const HaloPlan& p, const TensorView& padded_grad, const Ten
         stage += bytes;
       }
     }
-    for (const Message& m : ph.recvs) {
-      for (const Region& r : m.regions) {
-        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
-        const char* from = nullptr;
-        if (detail::Direct(r, work, false)) {
-          from = work.At(r.dst.offset.data());
-        } else {
-          WEFT_RETURN_IF_ERROR(PackAdjoint(q, r, work, out, t));
-          from = out;
-          out += bytes;
-        }
-        WEFT_ASSIGN_OR_RETURN(auto req,
-                              comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-        sends.push_back(std::move(req));
-      }
-    }
+    WEFT_RETURN_IF_ERROR(PostSendsBack(q, ph, work, out, t, tag, comm, a, sends));
     device::Dims mapped;
     for (const Region& r : ph.self)
       WEFT_RETURN_IF_ERROR(Add(q, Mapped(target, r, mapped), Plain(work, r.dst), r.dst, t));

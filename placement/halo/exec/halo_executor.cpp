@@ -26,6 +26,62 @@ int64_t StagedBytes(const std::vector<Message>& list, const TensorView& v, bool 
 
 }  // namespace detail
 
+namespace {
+
+// Where a received box arrives: staged (then copied into place) or null (landed in place).
+using Landing = std::vector<std::pair<const Region*, char*>>;
+
+// A phase's receives, one message per box (in plan order, so both ends match them up), each
+// landing in place where its box is one contiguous run of padded, else at `stage`.
+Status PostRecvs(const Phase& ph, const TensorView& padded, char* stage, int64_t item, int64_t tag,
+                 backends::Communicator* comm, const backends::OpArgs& a, detail::Requests& recvs,
+                 Landing& landing) {
+  for (const Message& m : ph.recvs) {
+    for (const Region& r : m.regions) {
+      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+      char* to = nullptr;
+      if (detail::Direct(r, padded, false)) {
+        landing.emplace_back(&r, nullptr);
+        to = padded.At(r.dst.offset.data());
+      } else {
+        landing.emplace_back(&r, stage);
+        to = stage;
+        stage += bytes;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto req,
+                            comm->PostRecv(to, bytes, static_cast<int32_t>(m.peer), tag, a));
+      recvs.push_back(std::move(req));
+    }
+  }
+  return Status::Ok();
+}
+
+// A phase's sends, one message per box, leaving from `src` where the box is one contiguous
+// run there, else packed at `out`.
+Status PostSends(const Phase& ph, const TensorView& src, char* out, const device::Queue& q,
+                 int64_t item, int64_t tag, backends::Communicator* comm, const backends::OpArgs& a,
+                 detail::Requests& sends) {
+  for (const Message& m : ph.sends) {
+    for (const Region& r : m.regions) {
+      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+      const char* from = nullptr;
+      if (detail::Direct(r, src, true)) {
+        from = src.At(r.src.offset.data());
+      } else {
+        WEFT_RETURN_IF_ERROR(executor::Pack(q, src, r.src, out));
+        from = out;
+        out += bytes;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto req,
+                            comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
+      sends.push_back(std::move(req));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const backends::OpArgs& a) {
   if (!comm) return Status::Ok();
   // max(h) and max(~h) = ~min(h): all equal iff both come back unchanged.
@@ -39,7 +95,8 @@ Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const back
 }
 
 Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView& padded,
-                   HaloWorkspace& ws, backends::Communicator* comm, const backends::OpArgs& a) {
+                   executor::BatchWorkspace& ws, backends::Communicator* comm,
+                   const backends::OpArgs& a) {
   if (!p.in_mesh()) return Status::Ok();
   WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
   const DType t = p.layout().dtype();
@@ -58,43 +115,10 @@ Status RunExchange(const HaloPlan& p, const TensorView* local, const TensorView&
     if ((!ph.recvs.empty() || !ph.sends.empty()) && !comm)
       return Internal("halo: a message without a communicator");
 
-    // One message per box (in plan order, so both ends match them up), each landing in place
-    // or leaving from place where its box is one contiguous run.
     detail::Requests recvs, sends;
-    std::vector<std::pair<const Region*, char*>> landing;  // staged: where it arrives
-    for (const Message& m : ph.recvs) {
-      for (const Region& r : m.regions) {
-        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
-        char* to = nullptr;
-        if (detail::Direct(r, padded, false)) {
-          landing.emplace_back(&r, nullptr);
-          to = padded.At(r.dst.offset.data());
-        } else {
-          landing.emplace_back(&r, stage);
-          to = stage;
-          stage += bytes;
-        }
-        WEFT_ASSIGN_OR_RETURN(auto req,
-                              comm->PostRecv(to, bytes, static_cast<int32_t>(m.peer), tag, a));
-        recvs.push_back(std::move(req));
-      }
-    }
-    for (const Message& m : ph.sends) {
-      for (const Region& r : m.regions) {
-        const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
-        const char* from = nullptr;
-        if (detail::Direct(r, src, true)) {
-          from = src.At(r.src.offset.data());
-        } else {
-          WEFT_RETURN_IF_ERROR(executor::Pack(q, src, r.src, out));
-          from = out;
-          out += bytes;
-        }
-        WEFT_ASSIGN_OR_RETURN(auto req,
-                              comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-        sends.push_back(std::move(req));
-      }
-    }
+    Landing landing;
+    WEFT_RETURN_IF_ERROR(PostRecvs(ph, padded, stage, item, tag, comm, a, recvs, landing));
+    WEFT_RETURN_IF_ERROR(PostSends(ph, src, out, q, item, tag, comm, a, sends));
     // Local work while the messages fly.
     if (k == 0 && local) {
       WEFT_RETURN_IF_ERROR(executor::CopyBox(q, *local, padded, p.interior()));

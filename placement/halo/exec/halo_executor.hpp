@@ -11,28 +11,23 @@
 
 #include "backends/host/communicator.hpp"
 #include "device/buffer.hpp"
-#include "placement/executor/tensor_view.hpp"
+#include "placement/executor/runnable.hpp"
 #include "placement/halo/halo_plan.hpp"
 
 namespace weft::placement::halo {
 
-// Staging (and the adjoint's copy of the padded gradient) on the buffers' device, reused
-// across executions.
-struct HaloWorkspace {
-  device::Workspace send, recv, grad;
-};
-
 // SPEC §6.4: one all-reduce of the plan's fingerprint over the mesh (comm null: one rank).
 Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const backends::OpArgs& a);
 
+// `ws`: staging (send, recv) and the adjoint's copy of the padded gradient (copy).
 // padded = the rank's window. local == nullptr: in place (padded's owned cells hold the data).
 Status RunExchange(const HaloPlan& p, const executor::TensorView* local,
-                   const executor::TensorView& padded, HaloWorkspace& ws,
+                   const executor::TensorView& padded, executor::BatchWorkspace& ws,
                    backends::Communicator* comm, const backends::OpArgs& a);
 
 // local_grad (+)= the adjoint of the exchange applied to padded_grad.
 Status RunAccumulate(const HaloPlan& p, const executor::TensorView& padded_grad,
-                     const executor::TensorView& local_grad, bool add, HaloWorkspace& ws,
+                     const executor::TensorView& local_grad, bool add, executor::BatchWorkspace& ws,
                      backends::Communicator* comm, const backends::OpArgs& a);
 
 // Shared by both directions.

@@ -159,7 +159,7 @@ TEST(HaloDevice, WrapsConstantsAndAdjointAddsGoThroughTheBuffersDevice) {
     for (int i = 0; i < 8; ++i) local[static_cast<size_t>(i)] = static_cast<float>(i) + 0.25f;
     const TensorView lv = CompactView(reinterpret_cast<char*>(local.data()), own, 4);
     const TensorView pv = CompactView(reinterpret_cast<char*>(padded.data()), win, 4);
-    halo::HaloWorkspace ws;
+    BatchWorkspace ws;
     const Status s = halo::RunExchange(*p, &lv, pv, ws, nullptr, FakeArgs());
     ASSERT_TRUE(s.ok()) << s.message();
     for (int64_t k = 0; k < win.shape[0]; ++k) {
