@@ -21,6 +21,7 @@
 #include "api/src/work.hpp"
 #include "backends/host/backend.hpp"
 #include "backends/host/communicator.hpp"
+#include "common/clock.hpp"
 #include "common/params.hpp"
 #include "common/result.hpp"
 #include "weft/context.h"
@@ -179,7 +180,7 @@ class Context {
                 Pred&& until) {
     turn_.fetch_add(1);
     bool ok = true;
-    if (deadline == std::chrono::steady_clock::time_point::max())
+    if (deadline == kNoDeadline)
       exec_cv_.wait(lock, until);
     else
       ok = exec_cv_.wait_until(lock, deadline, until);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "backends/bootstrap/store_types.hpp"
+#include "common/clock.hpp"
 #include "common/result.hpp"
 
 namespace weft::backends::bootstrap::detail {
@@ -31,7 +32,7 @@ class ClientSocket {
   Status SendAll(std::string_view data, Clock::time_point deadline, size_t* sent);
   // Blocks until n bytes arrived; kPeerFailure on EOF, error or Shutdown(), kTimeout at the
   // deadline (a far deadline blocks in recv without polling).
-  Status RecvExact(char* buf, size_t n, Clock::time_point deadline = Clock::time_point::max());
+  Status RecvExact(char* buf, size_t n, Clock::time_point deadline = kNoDeadline);
   // Thread-safe; wakes a blocked RecvExact. The fd stays open until destruction so that it
   // cannot be reused under a concurrent call.
   void Shutdown();

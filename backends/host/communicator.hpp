@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/host/backend.hpp"
+#include "common/clock.hpp"
 #include "common/dtype.hpp"
 #include "common/result.hpp"
 
@@ -18,7 +19,7 @@ namespace weft::backends {
 struct OpArgs {
   DLDevice device{kDLCPU, 0};
   void* stream = nullptr;
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::time_point deadline = kNoDeadline;
   uint32_t bk_flags = 0;  // weft_bk_op_t.flags (WEFT_BK_OP_*)
 };
 
