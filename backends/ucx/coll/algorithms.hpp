@@ -19,7 +19,7 @@
 #include <weft/backend_plugin.h>
 
 #include "backends/ucx/coll/schedule.hpp"
-#include "backends/ucx/coll/tuning.hpp"
+#include "backends/ucx/tuning.hpp"
 
 namespace weft::backends::ucx_plugin {
 

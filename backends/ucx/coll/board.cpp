@@ -4,9 +4,7 @@
 #include <mutex>
 #include <string>
 
-#include "backends/ucx/p2p.hpp"
-#include "backends/ucx/process_state.hpp"
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/transport.hpp"
 #include "common/clock.hpp"
 #include "common/copy.hpp"
 

@@ -4,8 +4,7 @@
 #include <new>
 #include <utility>
 
-#include "backends/ucx/coll/scratch.hpp"
-#include "backends/ucx/p2p.hpp"
+#include "backends/ucx/transport/transport.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {

@@ -1,4 +1,4 @@
-#include "backends/ucx/board.hpp"
+#include "backends/ucx/transport/board.hpp"
 
 #include "common/copy.hpp"
 

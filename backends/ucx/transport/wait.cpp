@@ -1,4 +1,4 @@
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/wait.hpp"
 
 #include "backends/ucx/coll/schedule.hpp"
 

@@ -1,4 +1,4 @@
-#include "backends/ucx/comm.hpp"
+#include "backends/ucx/transport/comm.hpp"
 
 #include <chrono>
 #include <cstdlib>

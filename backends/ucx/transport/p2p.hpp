@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "backends/ucx/comm.hpp"
-#include "backends/ucx/request.hpp"
+#include "backends/ucx/transport/comm.hpp"
+#include "backends/ucx/transport/request.hpp"
 #include "common/clock.hpp"
 #include "common/plugin_kit/op_args.hpp"
 

@@ -24,9 +24,9 @@
 
 #include <weft/backend_plugin.h>
 
-#include "backends/ucx/cma.hpp"
-#include "backends/ucx/coll/tuning.hpp"
-#include "backends/ucx/path_choice.hpp"
+#include "backends/ucx/transport/cma.hpp"
+#include "backends/ucx/transport/path_choice.hpp"
+#include "backends/ucx/tuning.hpp"
 
 namespace weft::backends::ucx_plugin {
 

@@ -51,8 +51,8 @@
 
 #include <weft/status.h>
 
-#include "backends/ucx/layout.hpp"
-#include "backends/ucx/shared_file.hpp"
+#include "backends/ucx/transport/layout.hpp"
+#include "backends/ucx/transport/shared_file.hpp"
 
 namespace weft::backends::ucx_plugin {
 

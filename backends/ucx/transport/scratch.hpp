@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "backends/ucx/comm.hpp"
+#include "backends/ucx/transport/comm.hpp"
 
 namespace weft::backends::ucx_plugin {
 

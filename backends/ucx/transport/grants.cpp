@@ -1,4 +1,4 @@
-#include "backends/ucx/grants.hpp"
+#include "backends/ucx/transport/grants.hpp"
 
 #include <sched.h>
 
@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "backends/ucx/process_state.hpp"
+#include "backends/ucx/transport/process_state.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {

@@ -1,4 +1,4 @@
-#include "backends/ucx/pipes.hpp"
+#include "backends/ucx/transport/pipes.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -1,4 +1,4 @@
-#include "backends/ucx/coll/scratch.hpp"
+#include "backends/ucx/transport/scratch.hpp"
 
 #include <algorithm>
 #include <cstdlib>

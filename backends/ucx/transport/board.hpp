@@ -38,7 +38,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "backends/ucx/shared_file.hpp"
+#include "backends/ucx/transport/shared_file.hpp"
 
 namespace weft::backends::ucx_plugin {
 

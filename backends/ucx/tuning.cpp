@@ -1,4 +1,4 @@
-#include "backends/ucx/coll/tuning.hpp"
+#include "backends/ucx/tuning.hpp"
 
 #include <sched.h>
 

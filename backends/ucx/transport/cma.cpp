@@ -1,4 +1,4 @@
-#include "backends/ucx/cma.hpp"
+#include "backends/ucx/transport/cma.hpp"
 
 #include <sys/prctl.h>
 #include <sys/stat.h>

@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "backends/ucx/state.hpp"
+#include "backends/ucx/transport/state.hpp"
 
 namespace weft::backends::ucx_plugin {
 

@@ -1,4 +1,4 @@
-#include "backends/ucx/state.hpp"
+#include "backends/ucx/transport/state.hpp"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "backends/ucx/coll/scratch.hpp"
-#include "backends/ucx/config.hpp"
-#include "backends/ucx/owned_send.hpp"
-#include "backends/ucx/request.hpp"
+#include "backends/ucx/transport/config.hpp"
+#include "backends/ucx/transport/owned_send.hpp"
+#include "backends/ucx/transport/request.hpp"
+#include "backends/ucx/transport/scratch.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {

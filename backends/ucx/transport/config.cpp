@@ -1,4 +1,4 @@
-#include "backends/ucx/config.hpp"
+#include "backends/ucx/transport/config.hpp"
 
 #include <cstdlib>
 

@@ -30,10 +30,10 @@
 
 #include <weft/status.h>
 
-#include "backends/ucx/board.hpp"
-#include "backends/ucx/grants.hpp"
-#include "backends/ucx/layout.hpp"
-#include "backends/ucx/pipes.hpp"
+#include "backends/ucx/transport/board.hpp"
+#include "backends/ucx/transport/grants.hpp"
+#include "backends/ucx/transport/layout.hpp"
+#include "backends/ucx/transport/pipes.hpp"
 
 namespace weft::backends::ucx_plugin {
 

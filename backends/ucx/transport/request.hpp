@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "backends/ucx/cma.hpp"
-#include "backends/ucx/state.hpp"
+#include "backends/ucx/transport/cma.hpp"
+#include "backends/ucx/transport/state.hpp"
 
 namespace weft::backends::ucx_plugin {
 

@@ -1,5 +1,5 @@
 // send/recv over ucp_tag_send_nbx / ucp_tag_recv_nbx, as asynchronous requests.
-#include "backends/ucx/p2p.hpp"
+#include "backends/ucx/transport/p2p.hpp"
 
 #include <unistd.h>
 
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "backends/ucx/coll/scratch.hpp"
-#include "backends/ucx/comm.hpp"
-#include "backends/ucx/owned_send.hpp"
-#include "backends/ucx/request.hpp"
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/comm.hpp"
+#include "backends/ucx/transport/owned_send.hpp"
+#include "backends/ucx/transport/request.hpp"
+#include "backends/ucx/transport/scratch.hpp"
+#include "backends/ucx/transport/wait.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {

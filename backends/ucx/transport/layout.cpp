@@ -1,4 +1,4 @@
-#include "backends/ucx/layout.hpp"
+#include "backends/ucx/transport/layout.hpp"
 
 #include <cstring>
 #include "common/copy.hpp"

@@ -48,7 +48,7 @@
 
 #include <weft/status.h>
 
-#include "backends/ucx/shared_file.hpp"
+#include "backends/ucx/transport/shared_file.hpp"
 
 namespace weft::backends::ucx_plugin {
 

@@ -1,4 +1,4 @@
-#include "backends/ucx/process_state.hpp"
+#include "backends/ucx/transport/process_state.hpp"
 
 #include <signal.h>
 

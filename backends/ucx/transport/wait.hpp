@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "backends/ucx/request.hpp"
+#include "backends/ucx/transport/request.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {

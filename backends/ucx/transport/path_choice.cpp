@@ -1,4 +1,4 @@
-#include "backends/ucx/path_choice.hpp"
+#include "backends/ucx/transport/path_choice.hpp"
 
 #include <algorithm>
 

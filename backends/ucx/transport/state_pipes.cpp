@@ -4,8 +4,8 @@
 #include <atomic>
 #include <string>
 
-#include "backends/ucx/request.hpp"
-#include "backends/ucx/state.hpp"
+#include "backends/ucx/transport/request.hpp"
+#include "backends/ucx/transport/state.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {

@@ -1,4 +1,4 @@
-#include "backends/ucx/request.hpp"
+#include "backends/ucx/transport/request.hpp"
 
 #include <cstring>
 

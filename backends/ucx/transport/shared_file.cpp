@@ -1,4 +1,4 @@
-#include "backends/ucx/shared_file.hpp"
+#include "backends/ucx/transport/shared_file.hpp"
 
 #include <sys/eventfd.h>
 #include <sys/mman.h>
