@@ -82,6 +82,84 @@ weft_status_t ReadFailure(int64_t pid, int err, std::string* why) {
   return CopyFailure("process_vm_readv", pid, err, why);
 }
 
+// The iovecs of one cross-memory copy, collected piece by piece and handed to the kernel in
+// batches of at most IOV_MAX (1024) on either side. Remote pieces are spans: one iovec for
+// runs that continue one another (CopyRegion says why).
+class IovecBatch {
+ public:
+  static constexpr int kBatch = 1024;  // IOV_MAX
+
+  IovecBatch(bool write, int64_t pid, std::string* why, const PeerGrants* grants, uint64_t token)
+      : write_(write), pid_(pid), why_(why), grants_(grants), token_(token) {}
+
+  // Ends the open remote span (covered up to `pos`).
+  void CloseSpan() {
+    if (open_ && pos_ > span_start_)
+      r_[nr_++] = {reinterpret_cast<void*>(span_start_), static_cast<size_t>(pos_ - span_start_)};
+    open_ = false;
+  }
+  // Starts a remote span at `at`, copying what is listed first when the remote side is full.
+  weft_status_t OpenSpan(uint64_t at) {
+    CloseSpan();
+    if (nr_ >= kBatch - 1) {
+      if (weft_status_t s = Call()) return s;
+    }
+    span_start_ = pos_ = at;
+    open_ = true;
+    return WEFT_OK;
+  }
+  // Whether remote bytes at `at` continue the open span within `max_gap` bytes.
+  bool Continues(uint64_t at, uint64_t max_gap) const {
+    return open_ && at >= pos_ && at - pos_ <= max_gap;
+  }
+  uint64_t pos() const { return pos_; }
+  // Lists `len` local bytes at `p`, covering the open span further.
+  weft_status_t AddLocal(char* p, uint64_t len) {
+    if (nl_ == kBatch) {  // full: copy what is listed, go on with a span from here
+      if (weft_status_t s = Call()) return s;
+      span_start_ = pos_;
+      open_ = true;
+    }
+    l_[nl_++] = {p, static_cast<size_t>(len)};
+    want_ += len;
+    pos_ += len;
+    return WEFT_OK;
+  }
+  // Copies what is listed (one system call).
+  weft_status_t Call() {
+    CloseSpan();
+    if (nl_ == 0) return WEFT_OK;
+    weft_status_t revoked = WEFT_OK;
+    if (grants_ != nullptr && !grants_->Claimed(token_, &revoked)) {
+      *why_ = "the receiver took its buffer back mid-write (its receive ended with status " +
+              std::to_string(revoked) + ")";
+      return revoked;
+    }
+    const auto p = static_cast<pid_t>(pid_);
+    const ssize_t got = write_ ? process_vm_writev(p, l_, nl_, r_, nr_, 0)
+                               : process_vm_readv(p, l_, nl_, r_, nr_, 0);
+    const bool ok = got == static_cast<ssize_t>(want_);
+    nl_ = nr_ = 0;
+    want_ = 0;
+    // A short copy stops at the first piece it could not reach: report that piece's error.
+    return ok ? WEFT_OK
+              : CopyFailure(write_ ? "process_vm_writev" : "process_vm_readv", pid_,
+                            got < 0 && errno != EINTR ? errno : EFAULT, why_);
+  }
+
+ private:
+  const bool write_;
+  const int64_t pid_;
+  std::string* why_;
+  const PeerGrants* grants_;
+  const uint64_t token_;
+  iovec l_[kBatch], r_[kBatch];
+  int nl_ = 0, nr_ = 0;
+  uint64_t want_ = 0;
+  uint64_t span_start_ = 0, pos_ = 0;  // the open remote span, and how far local iovecs cover it
+  bool open_ = false;
+};
+
 // Copies between a strided region in this process and one in process `pid` (equal sizes), in
 // the regions' byte order: reads (remote -> local) or writes (local -> remote).
 // A write looks at its loan (`grants`, `token`) before each system call.
@@ -94,69 +172,23 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
   // as one span, the gap's bytes going to a scratch page: 1 KiB rows with 1 KiB gaps (S0 -> S1
   // on 2 ranks) read 2.5x faster that way than run by run. A writer never does: the gaps
   // are the other process's data.
-  constexpr int kBatch = 1024;  // IOV_MAX
   const uint64_t max_gap = write ? 0 : 4096;
   char junk[4096];
-  iovec l[kBatch], r[kBatch];
-  int nl = 0, nr = 0;
-  uint64_t want = 0;
-  uint64_t span_start = 0, pos = 0;  // the open remote span, and how far local iovecs cover it
-  bool open = false;
-  auto close_span = [&] {
-    if (open && pos > span_start)
-      r[nr++] = {reinterpret_cast<void*>(span_start), static_cast<size_t>(pos - span_start)};
-    open = false;
-  };
-  auto call = [&]() -> weft_status_t {
-    close_span();
-    if (nl == 0) return WEFT_OK;
-    weft_status_t revoked = WEFT_OK;
-    if (grants != nullptr && !grants->Claimed(token, &revoked)) {
-      *why = "the receiver took its buffer back mid-write (its receive ended with status " +
-             std::to_string(revoked) + ")";
-      return revoked;
-    }
-    const auto p = static_cast<pid_t>(pid);
-    const ssize_t got =
-        write ? process_vm_writev(p, l, nl, r, nr, 0) : process_vm_readv(p, l, nl, r, nr, 0);
-    const bool ok = got == static_cast<ssize_t>(want);
-    nl = nr = 0;
-    want = 0;
-    // A short copy stops at the first piece it could not reach: report that piece's error.
-    return ok ? WEFT_OK
-              : CopyFailure(write ? "process_vm_writev" : "process_vm_readv", pid,
-                            got < 0 && errno != EINTR ? errno : EFAULT, why);
-  };
-  auto add_local = [&](char* p, uint64_t len) -> weft_status_t {
-    if (nl == kBatch) {  // full: copy what is listed, go on with a span from here
-      if (weft_status_t s = call()) return s;
-      span_start = pos;
-      open = true;
-    }
-    l[nl++] = {p, static_cast<size_t>(len)};
-    want += len;
-    pos += len;
-    return WEFT_OK;
-  };
+  IovecBatch batch(write, pid, why, grants, token);
   RunCursor lc(local_layout);
   uint64_t lused = 0;  // bytes of the current local run already covered
   for (RunCursor rc(remote_layout); !rc.done(); rc.Next()) {
     const uint64_t at = remote + static_cast<uint64_t>(rc.offset());
-    if (open && at >= pos && at - pos <= max_gap) {
-      if (at > pos) {
-        if (weft_status_t s = add_local(junk, at - pos)) return s;
+    if (batch.Continues(at, max_gap)) {
+      if (at > batch.pos()) {
+        if (weft_status_t s = batch.AddLocal(junk, at - batch.pos())) return s;
       }
-    } else {
-      close_span();
-      if (nr >= kBatch - 1) {
-        if (weft_status_t s = call()) return s;
-      }
-      span_start = pos = at;
-      open = true;
+    } else if (weft_status_t s = batch.OpenSpan(at)) {
+      return s;
     }
     for (uint64_t left = remote_layout.run; left > 0;) {  // split by the local runs
       const uint64_t len = std::min(left, local_layout.run - lused);
-      if (weft_status_t s = add_local(local + lc.offset() + lused, len)) return s;
+      if (weft_status_t s = batch.AddLocal(local + lc.offset() + lused, len)) return s;
       left -= len;
       if ((lused += len) == local_layout.run) {
         lused = 0;
@@ -164,7 +196,7 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
       }
     }
   }
-  return call();
+  return batch.Call();
 }
 
 // A contiguous remote region into short local runs: read in pieces into the bounce scratch

@@ -1,6 +1,9 @@
-// What init() creates: one UCP context and one worker for the Weft context, an endpoint per
-// peer (peer-failure error handling), the abort and failure state, and the set of requests
-// UCX still owns.
+// What init() creates: one UCP context and one worker for the Weft context, and the components
+// that hold the rest by concern, each in its own file: the peers and their endpoints
+// (peers.hpp), the requests UCX still owns (owned_requests.hpp), the single-copy transfers and
+// loans (single_copy.hpp), the calls waiting on boards (board_watchers.hpp), the abort and
+// failure record (failure_record.hpp); the pipes' part is in state_pipes.cpp. State runs
+// progress and failures across them.
 //
 // Threads: every UCX call and every field below is guarded by one mutex, `mu()`, and the
 // worker runs in UCS_THREAD_MODE_SERIALIZED. The host issues ops from its worker thread or the
@@ -24,8 +27,13 @@
 
 #include <weft/backend_plugin.h>
 
+#include "backends/ucx/transport/board_watchers.hpp"
 #include "backends/ucx/transport/cma.hpp"
+#include "backends/ucx/transport/failure_record.hpp"
+#include "backends/ucx/transport/owned_requests.hpp"
 #include "backends/ucx/transport/path_choice.hpp"
+#include "backends/ucx/transport/peers.hpp"
+#include "backends/ucx/transport/single_copy.hpp"
 #include "backends/ucx/tuning.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -34,34 +42,6 @@ using Clock = std::chrono::steady_clock;
 
 struct Request;
 struct ScratchBuffer;
-
-// One peer's endpoint. Heap-allocated so its address can be the error callback's argument.
-struct Peer {
-  class State* state = nullptr;
-  int32_t rank = -1;
-  ucp_ep_h ep = nullptr;
-  // Messages of at least this many bytes go by single copy (cma.hpp); 0: never.
-  uint64_t cma_bytes = 0;
-  int64_t pid = 0;
-  // This peer's grant table, when it lends buffers to us (grants.hpp); null otherwise.
-  std::unique_ptr<PeerGrants> grants;
-  // This peer's board, mapped, when it shares our host and has one (board.hpp); null otherwise.
-  std::unique_ptr<PeerBoard> board;
-  // This peer's pipes, mapped (pipes.hpp): it sends to us through them, and we wake it
-  // through its file when we send through ours; null when it has none or we cannot map them.
-  std::unique_ptr<PeerPipes> pipes;
-  bool pushed = false;  // we wrote a message into this peer's buffer (logged once)
-  bool lent = false;    // we lent this peer a buffer to write into (logged once)
-  bool piped = false;   // we sent this peer a message through a pipe (logged once)
-  bool read = false;    // we read a message of this peer's by single copy (logged once)
-  // Whether single-copy-sized messages to this peer go by single copy or through a pipe, by
-  // what each cost lately (path_choice.hpp); made when a pipe first could take a message (a
-  // peer on this host): 1.2 KiB, which every rank of a large world need not carry.
-  std::unique_ptr<PathChoice> ways;
-  bool failed = false;           // the endpoint reported an error (set inside progress)
-  bool failure_handled = false;  // its requests were failed and the endpoint force-closed
-  ucs_status_t why = UCS_OK;
-};
 
 class State {
  public:
@@ -89,7 +69,7 @@ class State {
   ucp_worker_h worker() const { return worker_; }
   // What comm_create publishes for this rank: its CmaIdentity, then its worker address.
   const std::vector<char>& address() const { return address_; }
-  const Peer& peer(int32_t rank) const { return *peers_[rank]; }
+  const Peer& peer(int32_t rank) const { return peers_[rank]; }
   // This rank's board (closed when it has none).
   Board& board() { return board_; }
 
@@ -103,11 +83,11 @@ class State {
   // The same without reporting: the reason goes to *why.
   weft_status_t EndpointOrWhy(int32_t rank, ucp_ep_h* ep, std::string* why);
   // WEFT_OK, or the abort's status with *message set.
-  weft_status_t Aborted(std::string* message) const;
+  weft_status_t Aborted(std::string* message) const { return failures_.Aborted(message); }
 
   // Requests UCX still owns (pending or cancelled but not yet called back).
-  void Track(Request* r);
-  void Untrack(Request* r);
+  void Track(Request* r) { owned_.Track(r); }
+  void Untrack(Request* r) { owned_.Untrack(r); }
 
   // ucp_worker_progress until idle, then fails the requests of peers whose endpoint errored,
   // performs the single-copy transfers that became due (QueueTransfer) and ends the receives
@@ -115,9 +95,9 @@ class State {
   void Progress();
   // A receive whose descriptor arrived, or a send whose receiver asked for a push (called
   // inside progress): read or written after progress returns.
-  void QueueTransfer(Request* r);
+  void QueueTransfer(Request* r) { single_copy_.Queue(r); }
   // Takes back the buffer a receive lent to its sender (Request::Finish calls it).
-  void EndLoan(Request* r);
+  void EndLoan(Request* r) { single_copy_.EndLoan(r); }
   // Pipes (pipes.hpp, state_pipes.cpp). A single-copy send to `r`'s peer goes through a pipe
   // when this returns a channel's token (0: not this one): when a pipe can take it and it is
   // the cheaper way lately (Peer::ways; r->strided says which kind of message it is). The
@@ -138,20 +118,24 @@ class State {
   // Tells the sender of a descriptor how its message ended (a fire-and-forget tagged send),
   // and how long reading it took (`copy_ns`, 0 when not read).
   void SendAck(int32_t rank, uint64_t ack_tag, weft_status_t status, uint64_t receive_bytes,
-               uint64_t copy_ns = 0);
+               uint64_t copy_ns = 0) {
+    single_copy_.SendAck(rank, ack_tag, status, receive_bytes, copy_ns);
+  }
   // Calls waiting on boards: Progress() moves them on, Sleep() looks at them once more before
   // it sleeps (board.hpp).
-  void Watch(BoardWaiter* w);
-  void Unwatch(BoardWaiter* w);
+  void Watch(BoardWaiter* w) { watchers_.Watch(w); }
+  void Unwatch(BoardWaiter* w) { watchers_.Unwatch(w); }
   // Keeps the board queue of a destroyed communicator while it still has calls to finish.
-  void AdoptBoard(std::shared_ptr<BoardWaiter> queue);
+  void AdoptBoard(std::shared_ptr<BoardWaiter> queue) { watchers_.Adopt(std::move(queue)); }
   // Called from the endpoint error callback (inside progress).
   void OnPeerError(Peer* peer, ucs_status_t status);
 
   // abort(): any thread. Takes mu() itself.
   void Abort(weft_status_t status, int32_t failed_rank, const std::string& reason);
   weft_status_t AsyncError(int32_t* failed_rank);
-  void RecordFailure(weft_status_t status, int32_t failed_rank);
+  void RecordFailure(weft_status_t status, int32_t failed_rank) {
+    failures_.Record(status, failed_rank);
+  }
 
   // Sleeps until the worker has events, abort() signals, or `until`. Called with `lock` held
   // (it is released while sleeping). Returns after at most a bounded time so keepalive and
@@ -162,36 +146,20 @@ class State {
   // reporting events (ucp_worker_arm: BUSY, after a peer died) takes the lock back at once,
   // and the abort, on the store's event thread, once waited out the whole operation deadline.
   void LetAbortIn(std::unique_lock<std::mutex>& lock);
+  // Logs `line` at debug level the first time (*logged false), which path messages take.
+  void LogOnce(bool* logged, const std::string& line) const;
 
  private:
+  friend class SingleCopyQueue;  // reads and writes the peers it copies with
   weft_status_t Open();
   void LogEndpoint(int32_t rank) const;
   void HandlePeerFailures();
-  // A queued transfer: ReadQueued for a receive, WriteQueued for a send.
-  void TransferQueued(Request* r);
-  void ReadQueued(Request* r);
-  void WriteQueued(Request* r);
-  // The scratch of reads the kernel would copy slowly (cma.hpp), made on first use.
-  Bounce ReadBounce();
-  // A failed cross-memory copy with the peer: a peer that is gone is named in *why and
-  // recorded as the context's failure.
-  void NoteCopyFailure(weft_status_t s, int32_t peer_rank, std::string* why);
-  // Logs `line` at debug level the first time (*logged false), which path messages take.
-  void LogOnce(bool* logged, const std::string& line) const;
-  // Lends the buffer of receive `r` to its sender (a push request); false: read it instead.
-  bool Lend(Request* r);
-  // Ends the receives whose writer reported its outcome.
-  void CheckLoans();
   // Fills the pipes this rank sends through and drains those it receives from.
   void AdvancePipes();
   // Whether AdvancePipes has something to do now (a sleeper's last look).
   bool PipesReady() const;
   // Ends the pipe ops with `rank` (every one when < 0); whether there were any.
   bool FailPipes(int32_t rank, weft_status_t status, const std::string& why);
-  void CloseEndpoints();
-  // Starts closing the endpoint of `p` (force: do not flush); a pending close goes to
-  // *closing when given, else is released at once.
-  void ClosePeer(Peer& p, bool force, std::vector<void*>* closing);
   // Ends `r` (if not already ended) with `status`, asking UCX to withdraw it.
   void FailRequest(Request* r, weft_status_t status, const std::string& message);
 
@@ -207,37 +175,20 @@ class State {
   int worker_fd_ = -1;  // owned by UCX
   int wake_fd_ = -1;    // eventfd written by abort()
   std::vector<char> address_;
-  std::vector<std::unique_ptr<Peer>> peers_;  // by world rank; ep null until connected
-  bool peer_error_pending_ = false;
-  // The requests UCX owns, linked through Request::owned_prev/next: tracking costs no
-  // allocation, which a small collective's latency notices.
-  Request* owned_ = nullptr;
-  std::vector<Request*> Owned() const;
+  Peers peers_;
+  OwnedRequests owned_;
   CmaIdentity cma_;
+  // Memory for packing strided messages (Staging).
   std::vector<std::shared_ptr<ScratchBuffer>> staging_;
-  // Receives whose descriptor arrived (read, lent or refused by Progress()) and sends whose
-  // receiver asked for a push (written). Each is kept alive (not deleted by request_free)
-  // until then, since the other side waits for its answer.
-  std::vector<Request*> transfers_;
-  std::unique_ptr<char[]> bounce_;
-  // Lending receive buffers to writers (grants.hpp), and the receives with a loan out.
-  GrantTable grants_;
-  std::vector<Request*> loans_;
+  SingleCopyQueue single_copy_{*this};
   // The shared-memory board for small collectives, and the waits on boards in progress.
   Board board_;
-  std::vector<BoardWaiter*> watchers_;
+  BoardWatchers watchers_;
   // This rank's pipes, the sends still filling one and the receives attached to one.
   PipeFile pipes_;
   std::vector<Request*> pipe_sends_;
   std::vector<Request*> pipe_recvs_;
-  std::vector<std::shared_ptr<BoardWaiter>> orphans_;
-
-  bool aborted_ = false;
-  std::atomic<bool> abort_requested_{false};  // set by abort() before it takes the lock
-  weft_status_t abort_status_ = WEFT_OK;
-  std::string abort_message_;
-  weft_status_t first_failure_ = WEFT_OK;
-  int32_t first_failed_rank_ = -1;
+  FailureRecord failures_;
 };
 
 }  // namespace weft::backends::ucx_plugin

@@ -50,7 +50,7 @@ std::string Outcome(const Request& r, weft_status_t s, uint64_t receive_bytes) {
 }  // namespace
 
 uint64_t State::PipeFor(Request* r) {
-  Peer& p = *peers_[r->peer_rank];
+  Peer& p = peers_[r->peer_rank];
   // A message larger than the ring needs both sides running at once: only with a CPU per rank
   // (spin_ > 0 says so), else single copy, which one side does alone. The receiver must have
   // mapped our pipes to answer through them.
@@ -76,7 +76,7 @@ uint64_t State::PipeFor(Request* r) {
 }
 
 void State::RecordWay(const Request& r, PathChoice::Way way, uint64_t ns) {
-  Peer& p = *peers_[r.peer_rank];
+  Peer& p = peers_[r.peer_rank];
   if (!r.chose_way || !p.ways) return;  // chose_way: PipeFor made p.ways
   if (!p.ways->Record(way, r.bytes, r.strided, ns, CoarseNow())) return;
   const auto cost = [&](PathChoice::Way w) {
@@ -95,7 +95,7 @@ void State::RecordWay(const Request& r, PathChoice::Way way, uint64_t ns) {
 void State::StartPipeSend(Request* r) {
   r->pipe_pos = r->copy_ns = 0;
   pipe_sends_.push_back(r);
-  Peer& p = *peers_[r->peer_rank];
+  Peer& p = peers_[r->peer_rank];
   if (!p.piped)
     LogOnce(&p.piped, "ucx: rank " + std::to_string(rank()) + " sends messages to rank " +
                           std::to_string(r->peer_rank) + " through pipes (shared memory)");
@@ -103,7 +103,7 @@ void State::StartPipeSend(Request* r) {
 }
 
 void State::AnswerPipe(Request* r) {
-  Peer& p = *peers_[r->peer_rank];
+  Peer& p = peers_[r->peer_rank];
   if (p.pipes == nullptr) {
     // Cannot happen: the sender saw our bit in its file (pipes.hpp), set when we mapped it.
     // Nothing can answer the sender then (it waits for its deadline); say so loudly.
@@ -138,11 +138,11 @@ void State::EndPipe(Request* r) {
     // that names the rank that failed first, SPEC §10, rather than reporting an ABORTED that
     // would hide it), with TIMEOUT when it passed its deadline (a rank stopped somewhere:
     // the receiver's call is the same one and times out too), else with ABORTED.
-    if (pipes_.Release(token, r->status)) WakePeer(peers_[r->peer_rank]->pipes.get());
+    if (pipes_.Release(token, r->status)) WakePeer(peers_[r->peer_rank].pipes.get());
     return;
   }
   Remove(&pipe_recvs_, r);
-  const PeerPipes* from = peers_[r->peer_rank]->pipes.get();
+  const PeerPipes* from = peers_[r->peer_rank].pipes.get();
   // Completes (or fails) the sender's op; our copy time is part of its sample (RecordWay).
   from->Detach(token, r->status, r->bytes, r->copy_ns);
   WakePeer(from);
@@ -164,12 +164,12 @@ void State::AdvancePipes() {
     if (r->pipe_pos < r->bytes &&
         FillPipe(pipes_.channel(r->pipe), static_cast<const char*>(r->user_buf), r->layout,
                  r->bytes, &r->pipe_pos, &r->copy_ns))
-      WakePeer(peers_[r->peer_rank]->pipes.get());
+      WakePeer(peers_[r->peer_rank].pipes.get());
   }
   for (size_t i = pipe_recvs_.size(); i-- > 0;) {
     if (i >= pipe_recvs_.size()) continue;
     Request* r = pipe_recvs_[i];
-    const PeerPipes& from = *peers_[r->peer_rank]->pipes;
+    const PeerPipes& from = *peers_[r->peer_rank].pipes;
     // Withdrawn first: a sender that produced every byte before it withdrew still delivers.
     weft_status_t why = WEFT_OK;
     const bool withdrawn = from.Withdrawn(r->pipe, &why);
@@ -188,7 +188,7 @@ bool State::PipesReady() const {
     if (!pipes_.Live(r->pipe) || PipeHasSpace(pipes_.channel(r->pipe), r->pipe_pos, r->bytes))
       return true;
   for (const Request* r : pipe_recvs_) {
-    const PeerPipes& from = *peers_[r->peer_rank]->pipes;
+    const PeerPipes& from = *peers_[r->peer_rank].pipes;
     weft_status_t why = WEFT_OK;
     if (PipeHasData(from.channel(r->pipe), r->pipe_pos) || from.Withdrawn(r->pipe, &why))
       return true;

@@ -69,11 +69,10 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     // Something arrived since the caller's last progress (which consumes what it can): no
     // sleep, the caller's next poll takes it.
-    for (const BoardWaiter* w : watchers_)
-      if (w->Arrived()) {
-        board_.SetSleeping(false);
-        return;
-      }
+    if (watchers_.AnyArrived()) {
+      board_.SetSleeping(false);
+      return;
+    }
   }
   // The third: writers signal it when they finished a message written into a lent buffer
   // (grants.hpp); -1 (ignored by poll) when this rank lends nothing. The fourth: publishers on
@@ -93,7 +92,7 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
   // The fifth: the other side of a pipe.
   pollfd fds[5] = {{worker_fd_, POLLIN, 0},
                    {wake_fd_, POLLIN, 0},
-                   {grants_.wake_fd(), POLLIN, 0},
+                   {single_copy_.grants().wake_fd(), POLLIN, 0},
                    {watching ? board_.wake_fd() : -1, POLLIN, 0},
                    {piping ? pipes_.wake_fd() : -1, POLLIN, 0}};
   lock.unlock();
@@ -106,7 +105,7 @@ void State::Sleep(std::unique_lock<std::mutex>& lock, Clock::time_point until) {
   // The abort eventfd is never drained: an abort stays signalled, so no later sleep blocks.
   // The writers' one is: the caller's next poll checks every loan (State::CheckLoans), and a
   // write that ends after that signals again. The board's likewise: the caller looks again.
-  if (fds[2].revents & POLLIN) grants_.DrainWake();
+  if (fds[2].revents & POLLIN) single_copy_.grants().DrainWake();
   if (watching) {
     board_.SetSleeping(false);
     if (fds[3].revents & POLLIN) board_.DrainWake();
