@@ -65,7 +65,7 @@ bool CpuPerRank(int32_t ranks_on_host) {
 
 int64_t SpinMicroseconds(const Tuning& t, bool cpu_per_rank) {
   if (t.spin_us >= 0) return t.spin_us;
-  return cpu_per_rank ? 200 : 0;
+  return cpu_per_rank ? kSpinUsWithCpuPerRank : 0;
 }
 
 }  // namespace weft::backends::ucx_plugin

@@ -39,16 +39,12 @@
 #include <cstdint>
 
 #include "backends/ucx/transport/shared_file.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 
-// Largest payload of one board collective (an all-reduce vector), in bytes.
-inline constexpr uint64_t kBoardBytes = 256;
-// Communicators of one context that can use the board, over its lifetime.
-inline constexpr uint32_t kBoardAreas = 1024;
-// Largest communicator that uses the board: every member reads every other one's slot, which
-// beyond this costs more than the log2(n) rounds of messages.
-inline constexpr int32_t kBoardMaxMembers = 32;
+// kBoardBytes (the largest payload of one board collective), kBoardAreas (communicators of one
+// context that can use the board over its lifetime), kBoardMaxMembers: tuning_table.hpp.
 
 // One slot: the sequence word shares its cache line with the first 56 bytes of data, so a
 // small vector arrives with its sequence number in one transfer.

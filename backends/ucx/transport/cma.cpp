@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "backends/ucx/tuning_table.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -87,7 +88,7 @@ weft_status_t ReadFailure(int64_t pid, int err, std::string* why) {
 // runs that continue one another (CopyRegion says why).
 class IovecBatch {
  public:
-  static constexpr int kBatch = 1024;  // IOV_MAX
+  static constexpr int kBatch = kIovecsPerCall;
 
   IovecBatch(bool write, int64_t pid, std::string* why, const PeerGrants* grants, uint64_t token)
       : write_(write), pid_(pid), why_(why), grants_(grants), token_(token) {}
@@ -172,8 +173,8 @@ weft_status_t CopyRegion(bool write, int64_t pid, uint64_t remote, const Layout&
   // as one span, the gap's bytes going to a scratch page: 1 KiB rows with 1 KiB gaps (S0 -> S1
   // on 2 ranks) read 2.5x faster that way than run by run. A writer never does: the gaps
   // are the other process's data.
-  const uint64_t max_gap = write ? 0 : 4096;
-  char junk[4096];
+  const uint64_t max_gap = write ? 0 : kReadSpanGap;
+  char junk[kReadSpanGap];
   IovecBatch batch(write, pid, why, grants, token);
   RunCursor lc(local_layout);
   uint64_t lused = 0;  // bytes of the current local run already covered
@@ -212,7 +213,7 @@ weft_status_t ReadIntoShortRuns(int64_t pid, uint64_t remote, char* local,
   RunCursor cursor(local_layout);
   uint64_t used = 0;  // bytes of the cursor's run already written
   for (uint64_t done = 0; done < length;) {
-    const uint64_t chunk = std::min<uint64_t>(length - done, Bounce::kBounceBytes);
+    const uint64_t chunk = std::min<uint64_t>(length - done, kBounceBytes);
     char* into = bounce.data + ((remote + done) & 4095);
     iovec l{into, chunk};
     iovec r{reinterpret_cast<void*>(remote + done), chunk};
@@ -260,13 +261,12 @@ weft_status_t WriteRemoteRegion(int64_t pid, uint64_t remote, const Layout& remo
 weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t length,
                          std::string* why, Bounce bounce) {
   char* to = static_cast<char*>(local);
-  const bool bounced = bounce.data != nullptr && length >= 4096 &&
+  const bool bounced = bounce.data != nullptr && length >= kBounceAtLeast &&
                        SlowCopySkew(to, reinterpret_cast<const void*>(remote));
   uint64_t done = 0;
   while (done < length) {
     // The kernel moves at most MAX_RW_COUNT (about 2 GiB) per call and may stop early.
-    const uint64_t chunk =
-        std::min<uint64_t>(length - done, bounced ? Bounce::kBounceBytes : uint64_t{1} << 30);
+    const uint64_t chunk = std::min<uint64_t>(length - done, bounced ? kBounceBytes : kReadPerCall);
     // Bounced: into the scratch at the source's offset in its page, then out with CopyBytes.
     char* into = bounced ? bounce.data + ((remote + done) & 4095) : to + done;
     iovec l{into, chunk};

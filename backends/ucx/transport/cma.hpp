@@ -34,6 +34,7 @@
 #include "backends/ucx/transport/grants.hpp"
 #include "backends/ucx/transport/layout.hpp"
 #include "backends/ucx/transport/pipes.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -96,7 +97,7 @@ uint64_t PairThreshold(const CmaIdentity& mine, const CmaIdentity& theirs);
 // source's offset in its page (so the kernel's copy is fast), then copied out with
 // weft::CopyBytes: 128 KiB 12 + 4 us instead of 55 us.
 struct Bounce {
-  static constexpr uint64_t kBounceBytes = 128 << 10;
+  static constexpr uint64_t kBounceBytes = ::weft::backends::ucx_plugin::kBounceBytes;
   char* data = nullptr;  // page-aligned, kBounceBytes + 4096 bytes; null: read directly
 };
 
@@ -108,8 +109,7 @@ weft_status_t ReadRemote(int64_t pid, uint64_t remote, void* local, uint64_t len
 // `remote` (in `pid`) in order into those of `local_layout` at `local`, up to 1024 pieces per
 // system call (contiguous on both sides: as ReadRemote). A contiguous remote region into local
 // runs shorter than kUnpackRunsBelow bytes goes through `bounce` (when given) and is unpacked in
-// user space.
-inline constexpr uint64_t kUnpackRunsBelow = 1024;
+// user space (tuning_table.hpp).
 weft_status_t ReadRemoteRegion(int64_t pid, uint64_t remote, const Layout& remote_layout,
                                char* local, const Layout& local_layout, std::string* why,
                                Bounce bounce = {});

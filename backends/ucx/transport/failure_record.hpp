@@ -28,7 +28,9 @@ class FailureRecord {
   // abort(), before it takes the lock; any thread.
   void RequestAbort() { abort_requested_.store(true, std::memory_order_release); }
   // An abort() waits for the lock.
-  bool AbortWaiting() const { return abort_requested_.load(std::memory_order_acquire) && !aborted_; }
+  bool AbortWaiting() const {
+    return abort_requested_.load(std::memory_order_acquire) && !aborted_;
+  }
   // Records the abort; false when an earlier one won. A status of WEFT_OK becomes ABORTED.
   bool StartAbort(weft_status_t status, int32_t failed_rank, const std::string& reason);
 

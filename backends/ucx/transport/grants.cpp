@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backends/ucx/transport/process_state.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -124,7 +125,7 @@ bool GrantTable::Reclaim(uint64_t token, pid_t writer_pid, weft_status_t why) {
     // done, which takes as long as the copy, if the writer runs. A writer that died mid-copy
     // writes no more; a stopped one or a slow one is revoked (grants.hpp).
     const auto now = std::chrono::steady_clock::now();
-    if (now - checked >= std::chrono::milliseconds(1)) {
+    if (now - checked >= kWriterCheckEvery) {
       checked = now;
       const ProcessState st = StateOfProcess(writer_pid);
       if (st == ProcessState::kGone) break;
@@ -132,10 +133,10 @@ bool GrantTable::Reclaim(uint64_t token, pid_t writer_pid, weft_status_t why) {
           Revoke(slot, gen, writer_pid, why, &w))
         return false;
     }
-    if (now - start < std::chrono::milliseconds(2))
+    if (now - start < kWriterYieldFor)
       sched_yield();
     else
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      std::this_thread::sleep_for(kWriterNap);
     w = word.load(std::memory_order_acquire);
   }
   word.store(Word(gen, kFree), std::memory_order_release);

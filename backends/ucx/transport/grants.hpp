@@ -49,6 +49,7 @@
 #include <weft/status.h>
 
 #include "backends/ucx/transport/shared_file.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -103,9 +104,6 @@ class GrantTable {
   std::vector<uint32_t> free_;
   std::vector<Revoked> revoked_;
 };
-
-// How long a receiver waits for a writer that runs and is still copying into its buffer.
-inline constexpr auto kWriterGrace = std::chrono::milliseconds(100);
 
 // A writer's view of one receiver's table.
 class PeerGrants {

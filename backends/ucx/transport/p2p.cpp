@@ -14,6 +14,7 @@
 #include "backends/ucx/transport/request.hpp"
 #include "backends/ucx/transport/scratch.hpp"
 #include "backends/ucx/transport/wait.hpp"
+#include "backends/ucx/tuning_table.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -22,8 +23,7 @@ namespace {
 const DLDataType kBytes{kDLUInt, 8, 1};
 // Strided single-copy senders pack runs shorter than this (see PostSendLocked); the second
 // applies where the receiver can have us write instead (grants.hpp).
-constexpr uint64_t kPackRunsBelow = 2048;
-constexpr uint64_t kPackRunsBelowWritable = 1024;
+// (kPackRunsBelow, kPackRunsBelowWritable: tuning_table.hpp)
 
 constexpr uint64_t kFullMask = ~uint64_t{0};
 

@@ -5,7 +5,10 @@
 namespace weft::backends::ucx_plugin {
 
 int PathChoice::KindOf(uint64_t bytes, bool strided) {
-  const int size = bytes < (64 << 10) ? 0 : bytes < (256 << 10) ? 1 : bytes <= (1 << 20) ? 2 : 3;
+  const int size = bytes < kPathClass0Below   ? 0
+                   : bytes < kPathClass1Below ? 1
+                   : bytes <= kPathClass2UpTo ? 2
+                                              : 3;
   return (strided ? kSizeClasses : 0) + size;
 }
 

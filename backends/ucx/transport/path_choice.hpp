@@ -23,6 +23,8 @@
 #include <chrono>
 #include <cstdint>
 
+#include "backends/ucx/tuning_table.hpp"
+
 namespace weft::backends::ucx_plugin {
 
 class PathChoice {
@@ -34,7 +36,7 @@ class PathChoice {
   // ones the scheduler interrupted do not decide, and neither does one lucky copy. Old samples
   // leave the ring as new ones come; none is dropped for its age, so a peer that gets a
   // message of some kind only every few hundred milliseconds still has figures.
-  static constexpr uint32_t kSamples = 4;
+  static constexpr uint32_t kSamples = kPathSamples;
   // The way not preferred gets one message of a kind in kEvery until it has kSamples samples
   // (interleaved, not kSamples in a row: the first messages of a kind copy into cold buffers,
   // and each figure should rest on warm ones); after that one message when its last sample is
@@ -47,23 +49,23 @@ class PathChoice {
   // age: at most a 1/16 share at under kClose times the cost. Not the other way round: single
   // copy is the way that is never much worse (kToPipes), and refreshing pipes that often cost
   // the all-reduce of 1 MiB on 2 ranks 10% in its median.
-  static constexpr uint32_t kEvery = 4;
-  static constexpr uint32_t kRefreshEvery = 16;
-  static constexpr Clock::duration kStale = std::chrono::milliseconds(200);
-  static constexpr double kClose = 1.5;
+  static constexpr uint32_t kEvery = kPathEvery;
+  static constexpr uint32_t kRefreshEvery = kPathRefreshEvery;
+  static constexpr Clock::duration kStale = kPathStale;
+  static constexpr double kClose = kPathClose;
   // Pipes are taken once their figure is below kToPipes of single copy's, and left as soon as
   // single copy's is no higher than theirs. The bias is for the way that is never much worse:
   // single copy lost at most 1.7x to pipes where they won (AMD, cores near), pipes lost 2x
   // everywhere else; and the figures of a way seldom taken come from messages copied among the
   // other way's (measured: single copy refreshes at 150 ns/KiB among pipe messages, 60-90 when
   // it carries them all), so a near thing is left to single copy.
-  static constexpr double kToPipes = 0.75;
+  static constexpr double kToPipes = kPathToPipes;
   // When the preferred way's figure moves by this factor (either way) from what it was when the
   // choice was made, the conditions changed (other buffers, another pattern of messages: a
   // benchmark's next row, a program's next phase), and the other way's figure, taken under the
   // old ones, is measured again (one message in kEvery until it has kSamples new samples)
   // rather than compared as it stands until it is stale.
-  static constexpr double kShift = 2.0;
+  static constexpr double kShift = kPathShift;
 
   // The way for a message of `bytes` (`strided`: the sender's memory is in several runs).
   Way Choose(uint64_t bytes, bool strided, Clock::time_point now);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/ucx/transport/state.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
@@ -15,7 +16,7 @@ void AwaitClose(ucp_worker_h worker, void* req, Clock::time_point until) {
   if (req == nullptr) return;
   if (UCS_PTR_IS_ERR(req)) return;
   while (ucp_request_check_status(req) == UCS_INPROGRESS && Clock::now() < until) {
-    if (ucp_worker_progress(worker) == 0) usleep(200);  // teardown only: brief, bounded
+    if (ucp_worker_progress(worker) == 0) usleep(kCloseNapUs);  // teardown only: brief, bounded
   }
   if (ucp_request_check_status(req) == UCS_INPROGRESS) ucp_request_cancel(worker, req);
   ucp_request_free(req);
@@ -65,7 +66,7 @@ void Peers::Close(Peer& p, bool force, std::vector<void*>* closing) {
 void Peers::CloseAll(ucp_worker_h worker, bool force) {
   // Healthy peers: flush, so that sends in flight still arrive and nobody sees an error.
   // Failed peers (or after an abort): force, since a flush would wait for a dead peer.
-  const auto until = Clock::now() + std::chrono::seconds(2);
+  const auto until = Clock::now() + kCloseBound;
   std::vector<void*> closing;
   for (auto& p : peers_) Close(*p, p->failed || force, &closing);
   for (void* req : closing) AwaitClose(worker, req, until);

@@ -53,13 +53,12 @@
 
 #include "backends/ucx/transport/layout.hpp"
 #include "backends/ucx/transport/shared_file.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 
-inline constexpr uint32_t kPipeChannels = 16;
-inline constexpr uint64_t kPipeRingBytes = 1 << 20;
-// The sender publishes at most this much at a time, so the receiver starts early.
-inline constexpr uint64_t kPipeChunkBytes = 128 << 10;
+// kPipeChannels, kPipeRingBytes, kPipeChunkBytes (the sender publishes at most this much at a
+// time, so the receiver starts early), kPipeMaxRanks: tuning_table.hpp.
 
 // What a rank publishes (inside its CmaIdentity) so that the ranks of its host map its file.
 struct PipeIdentity {
@@ -68,9 +67,6 @@ struct PipeIdentity {
   uint32_t channels = 0;  // 0: this rank has no pipes
   uint32_t ring_bytes = 0;
 };
-
-// Ranks past this one never use pipes (the bitmap's size).
-inline constexpr int32_t kPipeMaxRanks = 1 << 16;
 
 struct alignas(64) PipeControl {
   uint64_t state;

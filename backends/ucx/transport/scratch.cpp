@@ -1,4 +1,5 @@
 #include "backends/ucx/transport/scratch.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,9 +8,8 @@
 namespace weft::backends::ucx_plugin {
 namespace {
 
-// Buffers a communicator keeps: a collective needs at most two at once, and a third covers a
-// collective whose requests UCX still holds while the next one starts.
-constexpr size_t kCached = 3;
+// Buffers a communicator keeps (tuning_table.hpp says why).
+constexpr size_t kCached = kScratchCached;
 constexpr size_t kAlign = 64;
 
 }  // namespace

@@ -68,7 +68,7 @@ void SingleCopyQueue::Read(Request* r) {
 Bounce SingleCopyQueue::ReadBounce() {
   // Page-aligned, so that a piece placed at the source's offset in its page has the source's
   // alignment (cma.hpp); one page more for that offset.
-  if (!bounce_) bounce_.reset(new (std::nothrow) char[Bounce::kBounceBytes + 2 * 4096]);
+  if (!bounce_) bounce_.reset(new (std::nothrow) char[kBounceBytes + 2 * 4096]);
   if (!bounce_) return Bounce{};  // read directly
   const auto at = reinterpret_cast<uintptr_t>(bounce_.get());
   return Bounce{bounce_.get() + (4096 - at % 4096) % 4096};

@@ -14,6 +14,7 @@
 #include "backends/ucx/transport/owned_send.hpp"
 #include "backends/ucx/transport/request.hpp"
 #include "backends/ucx/transport/scratch.hpp"
+#include "backends/ucx/tuning_table.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -278,7 +279,7 @@ void State::Abort(weft_status_t status, int32_t failed_rank, const std::string& 
 void State::LetAbortIn(std::unique_lock<std::mutex>& lock) {
   while (failures_.AbortWaiting()) {
     lock.unlock();
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    std::this_thread::sleep_for(kAbortStepAside);
     lock.lock();
   }
 }

@@ -1,6 +1,7 @@
 #include "backends/ucx/transport/wait.hpp"
 
 #include "backends/ucx/coll/schedule.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 #include <poll.h>
 #include <sched.h>
@@ -10,10 +11,6 @@
 
 namespace weft::backends::ucx_plugin {
 namespace {
-
-// The longest sleep between progress calls: UCX's keepalive (dead-peer detection) and the
-// deadlines only advance when someone progresses the worker.
-constexpr auto kMaxSleep = std::chrono::milliseconds(100);
 
 // The op's result, reported to this thread's host error slot when it failed.
 weft_status_t Result(const Request& r) {

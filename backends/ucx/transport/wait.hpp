@@ -8,15 +8,12 @@
 #include <mutex>
 
 #include "backends/ucx/transport/request.hpp"
+#include "backends/ucx/tuning_table.hpp"
 #include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 
-// How long a waiter polls with sched_yield() between polls before it sleeps.
-inline constexpr auto kYieldBudget = std::chrono::microseconds(500);
-
-// The burst of polls reads the clock once every this many polls.
-inline constexpr uint32_t kPollsPerClockRead = 8;
+// kYieldBudget and kPollsPerClockRead: tuning_table.hpp.
 
 // Calls poll(now) until it returns true (it progresses the worker and says whether the wait is
 // over, having failed whatever passed its deadline): a burst of back-to-back polls for
