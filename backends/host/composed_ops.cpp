@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "common/collective_math.hpp"
 #include "common/copy.hpp"
 #include "device/host/reduce/reduce.hpp"
 #include "device/host/reduce/reduce_args.hpp"
@@ -14,7 +15,7 @@ namespace {
 
 using Reqs = std::vector<std::unique_ptr<Communicator::Request>>;
 
-int32_t Mod(int64_t a, int32_t n) { return static_cast<int32_t>(((a % n) + n) % n); }
+using collective_math::RingIndex;
 
 // One ring step: send [sbuf, sbytes) right while receiving [rbuf, rbytes) from the left.
 Status Exchange(Communicator& c, const void* sbuf, uint64_t sbytes, int32_t to, void* rbuf,
@@ -38,9 +39,9 @@ Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* 
   const int64_t tag = c.NextInternalTag();
   // Step s forwards the block that originated s hops to the left.
   for (int32_t s = 0; s < n - 1; ++s) {
-    const int32_t sb = Mod(me - s, n), rb = Mod(me - s - 1, n);
-    WEFT_RETURN_IF_ERROR(Exchange(c, out + displs[sb], bytes[sb], Mod(me + 1, n), out + displs[rb],
-                                  bytes[rb], Mod(me - 1, n), tag, a));
+    const auto [sb, rb] = collective_math::AllgatherRingBlocks(me, s, n);
+    WEFT_RETURN_IF_ERROR(Exchange(c, out + displs[sb], bytes[sb], RingIndex(me + 1, n),
+                                  out + displs[rb], bytes[rb], RingIndex(me - 1, n), tag, a));
   }
   return Status::Ok();
 }
@@ -70,10 +71,10 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   const bool staged = out != own && device::host::detail::Overlaps(out, own_bytes, own, own_bytes);
   const int64_t tag = c.NextInternalTag();
   for (int32_t s = 0; s < n - 1; ++s) {
-    const int32_t sb = Mod(me - s - 1, n), rb = Mod(me - s - 2, n);
+    const auto [sb, rb] = collective_math::ReduceScatterRingBlocks(me, s, n);
     const char* sbuf = s == 0 ? in + displ[sb] * item : acc.data();
-    WEFT_RETURN_IF_ERROR(Exchange(c, sbuf, counts[sb] * item, Mod(me + 1, n), tmp.data(),
-                                  counts[rb] * item, Mod(me - 1, n), tag, a));
+    WEFT_RETURN_IF_ERROR(Exchange(c, sbuf, counts[sb] * item, RingIndex(me + 1, n), tmp.data(),
+                                  counts[rb] * item, RingIndex(me - 1, n), tag, a));
     // The last block received is this rank's own.
     char* dst = s == n - 2 && !staged ? out : acc.data();
     WEFT_RETURN_IF_ERROR(
@@ -89,7 +90,7 @@ Status Allreduce(Communicator& c, const void* send, void* recv, uint64_t count, 
   const uint64_t item = static_cast<uint64_t>(ItemSize(t));
   std::vector<uint64_t> counts(n), bytes(n), displs(n);
   for (int32_t i = 0; i < n; ++i) {
-    counts[i] = count / n + (static_cast<uint64_t>(i) < count % n ? 1 : 0);
+    counts[i] = collective_math::EvenShare(count, n, i);
     bytes[i] = counts[i] * item;
     displs[i] = i ? displs[i - 1] + bytes[i - 1] : 0;
   }
@@ -114,7 +115,7 @@ Status Alltoallv(Communicator& c, const void* send, std::span<const uint64_t> se
   const int64_t tag = c.NextInternalTag();
   // Pairwise: at step s talk to me+s and me-s, so each link carries one message per step.
   for (int32_t s = 1; s < n; ++s) {
-    const int32_t to = Mod(me + s, n), from = Mod(me - s, n);
+    const auto [to, from] = collective_math::PairwisePartners(me, s, n);
     WEFT_RETURN_IF_ERROR(Exchange(c, in + send_displs[to], send_bytes[to], to,
                                   out + recv_displs[from], recv_bytes[from], from, tag, a));
   }
@@ -123,23 +124,19 @@ Status Alltoallv(Communicator& c, const void* send, std::span<const uint64_t> se
 
 Status Broadcast(Communicator& c, void* buf, uint64_t bytes, int32_t root, const OpArgs& a) {
   const int32_t n = c.size();
-  const int32_t vr = Mod(c.index() - root, n);  // rank relative to the root
+  const int32_t vr = RingIndex(c.index() - root, n);  // rank relative to the root
   const int64_t tag = c.NextInternalTag();
-  int32_t mask = 1;
-  while (mask < n) {  // receive from the parent: clear the lowest set bit
-    if (vr & mask) {
-      WEFT_ASSIGN_OR_RETURN(auto r, c.PostRecv(buf, bytes, Mod(vr - mask + root, n), tag, a));
-      Reqs reqs;
-      reqs.push_back(std::move(r));
-      WEFT_RETURN_IF_ERROR(c.WaitAll(reqs, a));
-      break;
-    }
-    mask <<= 1;
+  int32_t mask = collective_math::BinomialMask(vr, n);
+  if (vr != 0) {  // receive from the parent: clear the lowest set bit
+    WEFT_ASSIGN_OR_RETURN(auto r, c.PostRecv(buf, bytes, RingIndex(vr - mask + root, n), tag, a));
+    Reqs reqs;
+    reqs.push_back(std::move(r));
+    WEFT_RETURN_IF_ERROR(c.WaitAll(reqs, a));
   }
   Reqs reqs;
   for (mask >>= 1; mask > 0; mask >>= 1) {  // then forward to the children
     if (vr + mask < n) {
-      WEFT_ASSIGN_OR_RETURN(auto s, c.PostSend(buf, bytes, Mod(vr + mask + root, n), tag, a));
+      WEFT_ASSIGN_OR_RETURN(auto s, c.PostSend(buf, bytes, RingIndex(vr + mask + root, n), tag, a));
       reqs.push_back(std::move(s));
     }
   }
@@ -150,8 +147,10 @@ Status Barrier(Communicator& c, const OpArgs& a) {
   const int32_t n = c.size(), me = c.index();
   const int64_t tag = c.NextInternalTag();
   char out = 1, in = 0;
-  for (int32_t k = 1; k < n; k <<= 1)
-    WEFT_RETURN_IF_ERROR(Exchange(c, &out, 1, Mod(me + k, n), &in, 1, Mod(me - k, n), tag, a));
+  for (int32_t k = 1; k < n; k <<= 1) {
+    const auto [to, from] = collective_math::PairwisePartners(me, k, n);
+    WEFT_RETURN_IF_ERROR(Exchange(c, &out, 1, to, &in, 1, from, tag, a));
+  }
   return Status::Ok();
 }
 

@@ -1,7 +1,7 @@
 // The WEFT_UCX_* variables the plugin reads, declared once (plugin ABI 1.3): the table goes to
 // the host in the plugin's table (listing, checks, the must-match comparison) and ReadTuning
 // parses it with the same parser (common/param_parse.hpp). Header-only and free of UCX, so
-// that the docs test (tests/common/params_doc_test) can include it. coll/tuning.hpp says what
+// that the docs test (tests/common/params_doc_test) can include it. tuning.hpp says what
 // each threshold does; the must-match ones pick algorithms or segment sizes, which every
 // member of a communicator must choose alike.
 #pragma once

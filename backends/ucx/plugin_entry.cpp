@@ -16,11 +16,11 @@
 
 #include "backends/ucx/coll/board.hpp"
 #include "backends/ucx/coll/entry.hpp"
-#include "backends/ucx/comm.hpp"
-#include "backends/ucx/p2p.hpp"
 #include "backends/ucx/params.hpp"
-#include "backends/ucx/state.hpp"
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/comm.hpp"
+#include "backends/ucx/transport/p2p.hpp"
+#include "backends/ucx/transport/state.hpp"
+#include "backends/ucx/transport/wait.hpp"
 #include "common/plugin_kit/entry.hpp"
 
 namespace weft::backends::ucx_plugin {

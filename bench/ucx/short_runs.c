@@ -1,7 +1,7 @@
 // A contiguous single-copy read into strided memory, two ways: the kernel's copy straight into
 // the runs (one local iovec per run, as process_vm_readv takes them), or the whole message into
 // a scratch buffer first and the runs copied out in user space. Decides kUnpackRunsUpTo in
-// backends/ucx/cma.hpp.
+// backends/ucx/transport/cma.hpp.
 //
 //   cc -O2 -o short_runs bench/ucx/short_runs.c
 //   ./short_runs RUN STRIDE BYTES [ITERS]

@@ -19,7 +19,8 @@
 #include <weft/backend_plugin.h>
 
 #include "backends/ucx/coll/schedule.hpp"
-#include "backends/ucx/coll/tuning.hpp"
+#include "backends/ucx/tuning.hpp"
+#include "common/collective_math.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -70,8 +71,9 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
 void AddReduceScatterDirect(Schedule& s, const Comm& c, const Reduction& red, const char* in,
                             char* out, const uint64_t* bytes, const uint64_t* displs);
 
-// Group index arithmetic modulo n.
-inline int32_t Ring(int64_t i, int32_t n) { return static_cast<int32_t>(((i % n) + n) % n); }
+// Group index arithmetic modulo n (common/collective_math.hpp, shared with the host's composed
+// collectives, as are the ring blocks, pairwise partners, even shares and binomial masks).
+inline int32_t Ring(int64_t i, int32_t n) { return collective_math::RingIndex(i, n); }
 
 // Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
 inline bool Overlaps(const void* a, uint64_t a_bytes, const void* b, uint64_t b_bytes) {

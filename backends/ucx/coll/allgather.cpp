@@ -53,7 +53,7 @@ void AddAllgatherRing(Schedule& s, const Comm& c, const void* send, char* out,
   const int32_t n = c.size(), me = c.index;
   const int32_t right = Ring(me + 1, n), left = Ring(me - 1, n);
   for (int32_t k = 0; k < n - 1; ++k) {
-    const int32_t sb = Ring(me - k, n), rb = Ring(me - k - 1, n);
+    const auto [sb, rb] = collective_math::AllgatherRingBlocks(me, k, n);
     s.NewRound();
     if (pushed)
       s.RecvPushed(left, out + displs[rb], bytes[rb]);

@@ -62,7 +62,7 @@ void BuildAllreduce(Schedule& s, const Comm& c, const Tuning& t, const Reduction
   std::vector<uint64_t> block(n), displs(n);
   uint64_t at = 0;
   for (int32_t i = 0; i < n; ++i) {  // the first count % n members get one element more
-    block[i] = (count / n + (static_cast<uint64_t>(i) < count % n ? 1 : 0)) * red.item;
+    block[i] = collective_math::EvenShare(count, n, i) * red.item;
     displs[i] = at;
     at += block[i];
   }

@@ -27,7 +27,7 @@ void BuildAlltoallv(Schedule& s, const Comm& c, const Tuning& t, const void* sen
   for (int32_t first = 1; first < n; first += window) {
     s.NewRound();
     for (int32_t k = first; k < std::min(n, first + window); ++k) {
-      const int32_t from = Ring(me - k, n), to = Ring(me + k, n);
+      const auto [to, from] = collective_math::PairwisePartners(me, k, n);
       s.Recv(from, out + recv_displs[from], recv_bytes[from]);
       s.Send(to, in + send_displs[to], send_bytes[to]);
     }

@@ -10,9 +10,10 @@ void BuildBarrier(Schedule& s, const Comm& c) {
   if (n == 1) return;
   char* sink = s.Scratch(1);
   for (int32_t k = 1; k < n; k <<= 1) {
+    const auto [to, from] = collective_math::PairwisePartners(me, k, n);
     s.NewRound();
-    s.Recv(Ring(me - k, n), sink, 1);
-    s.Send(Ring(me + k, n), &kToken, 1);
+    s.Recv(from, sink, 1);
+    s.Send(to, &kToken, 1);
   }
 }
 

@@ -4,22 +4,15 @@
 #include <mutex>
 #include <string>
 
-#include "backends/ucx/p2p.hpp"
-#include "backends/ucx/process_state.hpp"
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/transport.hpp"
+#include "backends/ucx/tuning_table.hpp"
 #include "common/clock.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
 
-// How often a waiter looks whether the processes it waits for still exist: a dead one is
-// noticed this late at most, sooner when UCX's keepalive fails its endpoint.
-constexpr auto kLivenessCheck = std::chrono::milliseconds(20);
-
-// A reply is usually a cache-line transfer away: waiting polls the board alone this many
-// times before it lets UCX progress in between and looks for failures.
-constexpr uint32_t kBoardOnlyPolls = 64;
+// kLivenessCheck and kBoardOnlyPolls: tuning_table.hpp.
 
 // The failure of a member whose slot holds a later call than one this member still reads.
 // Consuming in order (board.hpp) rules it out; it is checked all the same, since a mixed

@@ -13,8 +13,7 @@ namespace {
 void Binomial(Schedule& s, const Comm& c, char* buf, uint64_t bytes, int32_t root) {
   const int32_t n = c.size();
   const int32_t vr = Ring(c.index - root, n);  // position relative to the root
-  int32_t mask = 1;
-  while (mask < n && !(vr & mask)) mask <<= 1;
+  int32_t mask = collective_math::BinomialMask(vr, n);
   if (vr != 0) {  // the parent clears the lowest set bit
     s.NewRound();
     s.Recv(Ring(vr - mask + root, n), buf, bytes);

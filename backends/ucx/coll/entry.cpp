@@ -12,7 +12,7 @@
 #include "backends/ucx/coll/algorithms.hpp"
 #include "backends/ucx/coll/board.hpp"
 #include "backends/ucx/coll/small.hpp"
-#include "backends/ucx/p2p.hpp"
+#include "backends/ucx/transport/transport.hpp"
 #include "common/plugin_kit/op_args.hpp"
 
 namespace weft::backends::ucx_plugin {

@@ -1,7 +1,7 @@
 // The collective functions of the plugin table (signatures of weft_backend_plugin_t).
 #pragma once
 
-#include "backends/ucx/comm.hpp"
+#include "backends/ucx/transport/transport.hpp"
 
 namespace weft::backends::ucx_plugin {
 

@@ -47,7 +47,7 @@ void AddReduceScatterRing(Schedule& s, const Comm& c, const Tuning& t, const Red
   char* partial[2] = {nullptr, nullptr};
   const char* sent = nullptr;  // what this round sends (last round's partial)
   for (int32_t k = 0; k < n - 1; ++k) {
-    const int32_t sb = Ring(me - k - 1, n), rb = Ring(me - k - 2, n);
+    const auto [sb, rb] = collective_math::ReduceScatterRingBlocks(me, k, n);
     const bool last = k == n - 2;
     const char* src = k == 0 ? in + displs[sb] : sent;
     char* dst = out;

@@ -4,8 +4,8 @@
 #include <new>
 #include <utility>
 
-#include "backends/ucx/coll/scratch.hpp"
-#include "backends/ucx/p2p.hpp"
+#include "backends/ucx/transport/transport.hpp"
+#include "backends/ucx/tuning_table.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -45,7 +45,7 @@ void Schedule::CopyWhileProgressing(char* dst, const char* src, uint64_t bytes) 
   // the copy; the descriptor of a peer that posted when we did is here after the first.
   // Once they are all done, the rest goes in one piece (one memcpy moves a large block faster
   // than many slices of it).
-  constexpr uint64_t kSlice = 32 << 10;
+  constexpr uint64_t kSlice = kOwnBlockSlice;
   bool pending = true;
   for (uint64_t at = 0; at < bytes;) {
     const uint64_t n = pending ? std::min(kSlice, bytes - at) : bytes - at;

@@ -20,8 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/ucx/comm.hpp"
-#include "backends/ucx/request.hpp"
+#include "backends/ucx/transport/transport.hpp"
 
 namespace weft::backends::ucx_plugin {
 

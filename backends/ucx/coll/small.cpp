@@ -5,9 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "backends/ucx/coll/scratch.hpp"
-#include "backends/ucx/p2p.hpp"
-#include "backends/ucx/wait.hpp"
+#include "backends/ucx/transport/transport.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {

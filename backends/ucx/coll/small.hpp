@@ -12,11 +12,11 @@
 #include <cstdint>
 
 #include "backends/ucx/coll/algorithms.hpp"
+#include "backends/ucx/tuning_table.hpp"
 
 namespace weft::backends::ucx_plugin {
 
-// Largest all-reduce, in bytes, that takes this path (well inside UCX's short messages).
-inline constexpr uint64_t kSmallAllreduceBytes = 256;
+// The largest all-reduce that takes this path: kSmallAllreduceBytes (tuning_table.hpp).
 
 // Whether a blocking all-reduce of `count` elements (`bytes`) on `c` takes the small path:
 // more than one member, at most kSmallAllreduceBytes, and recursive doubling is the algorithm.

@@ -1,4 +1,4 @@
-// Small all-reduces and barriers on shared-memory boards (backends/ucx/board.hpp): exact
+// Small all-reduces and barriers on shared-memory boards (backends/ucx/transport/board.hpp): exact
 // values against formulas, the same bits on every member, blocking and request members mixed,
 // the agreement when one member has no board, deadlines, abort, a member that arrives late,
 // and the wake-up of members sleeping on the board.

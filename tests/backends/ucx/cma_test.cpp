@@ -1,9 +1,9 @@
-// Single-copy reads into strided memory (backends/ucx/cma.hpp), from this process's own memory:
-// process_vm_readv with our pid takes the same path through the kernel as a peer's. Each case
-// fills a contiguous source from a formula of the byte's index, reads it into a strided
+// Single-copy reads into strided memory (backends/ucx/transport/cma.hpp), from this process's own
+// memory: process_vm_readv with our pid takes the same path through the kernel as a peer's. Each
+// case fills a contiguous source from a formula of the byte's index, reads it into a strided
 // destination whose gaps hold a sentinel, and checks every byte of the destination: the
 // region's bytes in order, the gaps untouched.
-#include "backends/ucx/cma.hpp"
+#include "backends/ucx/transport/cma.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/ucx/layout.hpp"
+#include "backends/ucx/transport/layout.hpp"
 #include "strided_rows.hpp"
 
 namespace weft::backends::ucx_plugin {

@@ -54,9 +54,9 @@ std::vector<std::string> RunRanks(int n, const std::function<std::string(Rank&)>
   // Under AddressSanitizer UCX must not hook malloc/mmap (SPEC §10).
   setenv("UCX_MEM_MALLOC_HOOKS", "no", 0);
   setenv("UCX_MEM_MMAP_HOOK_MODE", "none", 0);
-  // A message a pipe can take goes through one (backends/ucx/pipes.hpp), whichever way has
-  // cost less on this machine lately, so that tests of pipes test them (UcxPipes.Measured*
-  // sets its own value).
+  // A message a pipe can take goes through one (backends/ucx/transport/pipes.hpp), whichever way
+  // has cost less on this machine lately, so that tests of pipes test them (UcxPipes.Measured* sets
+  // its own value).
   setenv("WEFT_UCX_PIPE_ADAPT", "0", 0);
   char tmpl[] = "/tmp/weft-ucx-test-XXXXXX";
   const std::string dir = mkdtemp(tmpl);

@@ -1,9 +1,9 @@
-// Lending a receive buffer to a writer (backends/ucx/grants.hpp) when the writer is stopped or
-// slow: the receiver's Reclaim must honour the call's deadline (SPEC §10: a stopped process is
-// alive, and a receiver once waited for one for ever), and a writer whose loan was revoked must
-// write nothing more. The receiver is this process; the writer a forked child that maps the
-// table as a peer does (pidfd_getfd) and writes with process_vm_writev.
-#include "backends/ucx/grants.hpp"
+// Lending a receive buffer to a writer (backends/ucx/transport/grants.hpp) when the writer is
+// stopped or slow: the receiver's Reclaim must honour the call's deadline (SPEC §10: a stopped
+// process is alive, and a receiver once waited for one for ever), and a writer whose loan was
+// revoked must write nothing more. The receiver is this process; the writer a forked child that
+// maps the table as a peer does (pidfd_getfd) and writes with process_vm_writev.
+#include "backends/ucx/transport/grants.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/ucx/cma.hpp"
-#include "backends/ucx/layout.hpp"
+#include "backends/ucx/transport/cma.hpp"
+#include "backends/ucx/transport/layout.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {

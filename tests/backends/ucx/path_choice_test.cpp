@@ -1,7 +1,7 @@
-// PathChoice (backends/ucx/path_choice.hpp): which way single-copy-sized messages go, from
-// what each way cost lately. Pure bookkeeping, driven here with made-up costs and a made-up
+// PathChoice (backends/ucx/transport/path_choice.hpp): which way single-copy-sized messages go,
+// from what each way cost lately. Pure bookkeeping, driven here with made-up costs and a made-up
 // clock; each case sends messages the way Choose says and reports the cost of that way.
-#include "backends/ucx/path_choice.hpp"
+#include "backends/ucx/transport/path_choice.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Pipes (backends/ucx/pipes.hpp): messages of single-copy size between ranks of one host
+// Pipes (backends/ucx/transport/pipes.hpp): messages of single-copy size between ranks of one host
 // copied through a ring of shared memory. Values are formulas of (sender, message, index);
 // faults are real (a rank stops progressing, cancels, or kills itself).
 #include <gtest/gtest.h>
@@ -142,7 +142,7 @@ TEST(UcxPipes, WithoutACpuPerRankOnlyMessagesThatFitTheRingTakeAPipe) {
   ExpectAllOk(RunRanks(2, BothWays));
 }
 
-// With the way measured (the default outside these tests: backends/ucx/path_choice.hpp),
+// With the way measured (the default outside these tests: backends/ucx/transport/path_choice.hpp),
 // messages of one kind go by single copy and through pipes in turn while both ways are
 // measured, and afterwards by whichever cost less: both ways are used whatever this machine
 // is like, and every message arrives exactly.

@@ -20,7 +20,7 @@ namespace {
 
 constexpr int64_t kInternalTag = (int64_t{1} << 40) + 7;  // as the host's composed ops use
 
-// Single copy itself: messages that would take a pipe (backends/ucx/pipes.hpp) do not.
+// Single copy itself: messages that would take a pipe (backends/ucx/transport/pipes.hpp) do not.
 struct NoPipes : ScopedEnv {
   NoPipes() : ScopedEnv("WEFT_UCX_PIPE_BYTES", "0") {}
 };
@@ -89,9 +89,9 @@ TEST(UcxPlugin, RingSelfAndEmptyMessagesArriveInOrder) {
 // A receive shorter or longer than the message fails with INVALID_ARGUMENT, not a crash, and
 // the plugin stays usable.
 // Sizes must match (the ABI's receive carries no length back). Single-copy-sized messages
-// (backends/ucx/cma.hpp) and pipe messages (pipes.hpp) into receives shorter than, exactly as
-// long as, and longer than a descriptor: the sender waits for the receiver, which refuses
-// it, so both sides see the mismatch and the sender's message names the receive's size.
+// (backends/ucx/transport/cma.hpp) and pipe messages (pipes.hpp) into receives shorter than,
+// exactly as long as, and longer than a descriptor: the sender waits for the receiver, which
+// refuses it, so both sides see the mismatch and the sender's message names the receive's size.
 std::string SizeMismatch(Rank& r) {
   const weft_bk_op_t op = r.Op();
   const weft_backend_plugin_t& t = *r.plugin;
@@ -335,7 +335,7 @@ TEST(UcxPlugin, KilledPeerFailsThePendingReceive) {
   EXPECT_EQ(results[2], "killed by signal 9");
 }
 
-// Large messages between ranks of one host go by single copy (backends/ucx/cma.hpp): the
+// Large messages between ranks of one host go by single copy (backends/ucx/transport/cma.hpp): the
 // receiver reads the sender's buffer. Messages on one tag keep their order across the size
 // classes; a raw message into a receive that expects a descriptor is a size error; a sender
 // that dies before its message was read fails the receive with PEER_FAILURE naming it.
@@ -402,7 +402,7 @@ TEST(UcxPlugin, SingleCopyMessagesKeepOrderAndReportFailures) {
   SingleCopyOrderAndFailures();
 }
 
-// The same through pipes (backends/ucx/pipes.hpp; the 3 MiB messages larger than a pipe's
+// The same through pipes (backends/ucx/transport/pipes.hpp; the 3 MiB messages larger than a pipe's
 // ring, so the dying sender's one cannot have arrived whole).
 TEST(UcxPlugin, PipedMessagesKeepOrderAndReportFailures) { SingleCopyOrderAndFailures(); }
 
@@ -528,9 +528,9 @@ std::string SkewedReads(Rank& r) {
   }
 }
 
-// Pushed single copy (backends/ucx/grants.hpp): a receiver whose memory is in fewer pieces than
-// the sender's lends its buffer and the sender writes into it. `rows` x `cols` int32 elements
-// every `stride` elements (stride == cols: one run).
+// Pushed single copy (backends/ucx/transport/grants.hpp): a receiver whose memory is in fewer
+// pieces than the sender's lends its buffer and the sender writes into it. `rows` x `cols` int32
+// elements every `stride` elements (stride == cols: one run).
 struct Rows {
   uint64_t rows, cols, stride;
   uint64_t Count() const { return rows * cols; }
