@@ -12,6 +12,7 @@
 #include "backends/gloo/op_scope.hpp"
 #include "backends/gloo/ops.hpp"
 #include "backends/gloo/staging.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::gloo_plugin {
 namespace {
@@ -90,7 +91,7 @@ weft_status_t CheckP2p(const OpScope& scope, const Comm& comm, const P2pCall& c)
 weft_status_t Finish(const Host& host, const std::shared_ptr<Comm>& comm,
                      std::unique_ptr<Request> request, weft_bk_request_t** req) {
   if (req != nullptr) return HandOut(host, comm, std::move(request), req);
-  request->WaitUntil(Clock::time_point::max());
+  request->WaitUntil(kNoDeadline);
   const Failure& outcome = request->outcome();
   return outcome.status == WEFT_OK ? WEFT_OK : host.Fail(outcome.status, outcome.message);
 }

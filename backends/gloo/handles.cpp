@@ -1,4 +1,5 @@
 #include "backends/gloo/handles.hpp"
+#include "common/clock.hpp"
 
 #include <new>
 
@@ -10,7 +11,7 @@ weft_status_t HandOut(const Host& host, std::shared_ptr<Comm> comm,
   if (handle == nullptr) {
     // The operation is already posted; without a handle nobody could wait for it, so it is
     // finished here rather than leaked into Gloo's queues.
-    request->WaitUntil(Clock::time_point::max());
+    request->WaitUntil(kNoDeadline);
     return host.Fail(WEFT_ERR_OUT_OF_MEMORY, "no memory for a request handle");
   }
   handle->request = std::move(request);

@@ -5,6 +5,7 @@
 #include <gloo/common/error.h>
 
 #include "backends/gloo/gloo_comm.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::gloo_plugin {
 void P2pOp::Wait(GuardedBuffer& buffer, bool recv) const {
@@ -35,7 +36,7 @@ void P2pOp::Await() noexcept {
 bool P2pOp::WaitUntil(Clock::time_point until, std::exception_ptr* error, Failure* own) {
   std::unique_lock<std::mutex> lock(mu_);
   const auto finished = [this] { return finished_; };
-  if (until == Clock::time_point::max()) {
+  if (until == kNoDeadline) {
     cv_.wait(lock, finished);
   } else if (!cv_.wait_until(lock, until, finished)) {
     return false;
@@ -67,7 +68,7 @@ void GlooP2pRequest::Cancel() {
                 op_ +
                     ": cancelled while pending; Gloo cannot withdraw a posted operation, so "
                     "the communicator's connections were closed");
-  Settle(Clock::time_point::max());  // prompt: the poison interrupted the wait
+  Settle(kNoDeadline);  // prompt: the poison interrupted the wait
 }
 
 LoopbackRequest::LoopbackRequest(std::shared_ptr<Comm> comm, std::shared_ptr<Loopback::Slot> slot,

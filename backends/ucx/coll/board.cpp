@@ -309,7 +309,7 @@ weft_status_t BoardQueue::Wait(std::unique_lock<std::mutex>& lock, BoardEntry* e
     // costs a tenth of a call that ends within the polls above (common/clock.hpp).
     const Clock::time_point deadline = DeadlineIn(timeout_ms);
     weft_status_t result = WEFT_OK;
-    PollUntil(st_, lock, Clock::time_point::max(), deadline, [&](Clock::time_point now) {
+    PollUntil(st_, lock, kNoDeadline, deadline, [&](Clock::time_point now) {
       Advance();
       if (e->done) return true;
       // Messages in flight may need this process: UCX progresses while we wait (which

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backends/ucx/transport/transport.hpp"
+#include "common/clock.hpp"
 #include "common/copy.hpp"
 
 namespace weft::backends::ucx_plugin {
@@ -60,7 +61,7 @@ class Run {
     Request* s = from ? Ready(slots_.send, false, peer, bytes) : nullptr;
     if (r) PostRecvLocked(r, into, WireTag(c_.id, peer, tag_), AckTag(c_.id, c_.index, tag_));
     if (s) PostSendLocked(s, ep, from, WireTag(c_.id, c_.index, tag_), AckTag(c_.id, peer, tag_));
-    PollUntil(st_, lock_, Clock::time_point::max(), deadline_, [&](Clock::time_point now) {
+    PollUntil(st_, lock_, kNoDeadline, deadline_, [&](Clock::time_point now) {
       if (Done(r) && Done(s)) return true;
       st_.Progress();
       if (Done(r) && Done(s)) return true;

@@ -9,28 +9,21 @@
 #include <string>
 
 #include "backends/ucx/coll/board.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 namespace {
 
 // comm_create's timeout covers all of its store calls: each gets what is left of it, so that
 // waits one after the other do not add up to several timeouts (SPEC §10).
+// The one deadline of a comm_create: every store call gets what is left of it.
 class Budget {
  public:
-  explicit Budget(int64_t timeout_ms)
-      : forever_(timeout_ms < 0),
-        until_(forever_ ? Clock::time_point::max()
-                        : Clock::now() + std::chrono::milliseconds(timeout_ms)) {}
-  // Milliseconds left (rounded up: never early), 0 once passed; -1: no deadline.
-  int64_t Left() const {
-    if (forever_) return -1;
-    const auto left = until_ - Clock::now();
-    if (left <= Clock::duration::zero()) return 0;
-    return std::chrono::ceil<std::chrono::milliseconds>(left).count();
-  }
+  explicit Budget(int64_t timeout_ms) : until_(DeadlineFromTimeoutMs(timeout_ms)) {}
+  // Milliseconds left (never early), 0 once passed; -1: no deadline.
+  int64_t Left() const { return RemainingMs(until_); }
 
  private:
-  bool forever_;
   Clock::time_point until_;
 };
 

@@ -11,6 +11,7 @@
 
 #include "backends/ucx/transport/cma.hpp"
 #include "backends/ucx/transport/state.hpp"
+#include "common/clock.hpp"
 
 namespace weft::backends::ucx_plugin {
 
@@ -26,7 +27,7 @@ struct Request {
   bool is_recv = false;
   int32_t peer_rank = -1;  // world rank, for failure naming
   uint64_t bytes = 0;      // expected length of a receive
-  Clock::time_point deadline = Clock::time_point::max();
+  Clock::time_point deadline = kNoDeadline;
   std::string op;  // "send to rank 3 (tag 5)", for messages; empty for a collective's step
   const char* coll = nullptr;  // a collective's step: the collective's name ("allreduce")
   // A collective: the steps it still has to run (the request itself owns no UCX request).
