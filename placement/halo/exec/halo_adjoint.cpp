@@ -100,24 +100,9 @@ Status Finish(const Queue& q, const TensorView& local, const TensorView& from, c
 Status PostSendsBack(const Queue& q, const Phase& ph, const TensorView& work, char* out, DType t,
                      int64_t tag, backends::Communicator* comm, const backends::OpArgs& a,
                      detail::Requests& sends) {
-  const int64_t item = ItemSize(t);
-  for (const Message& m : ph.recvs) {
-    for (const Region& r : m.regions) {
-      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
-      const char* from = nullptr;
-      if (detail::Direct(r, work, false)) {
-        from = work.At(r.dst.offset.data());
-      } else {
-        WEFT_RETURN_IF_ERROR(PackAdjoint(q, r, work, out, t));
-        from = out;
-        out += bytes;
-      }
-      WEFT_ASSIGN_OR_RETURN(auto req,
-                            comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-      sends.push_back(std::move(req));
-    }
-  }
-  return Status::Ok();
+  return detail::PostRegionSends(
+      ph.recvs, work, false, out, ItemSize(t), tag, comm, a, sends,
+      [&](const Region& r, char* at) { return PackAdjoint(q, r, work, at, t); });
 }
 
 }  // namespace

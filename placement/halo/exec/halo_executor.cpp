@@ -61,23 +61,9 @@ Status PostRecvs(const Phase& ph, const TensorView& padded, char* stage, int64_t
 Status PostSends(const Phase& ph, const TensorView& src, char* out, const device::Queue& q,
                  int64_t item, int64_t tag, backends::Communicator* comm, const backends::OpArgs& a,
                  detail::Requests& sends) {
-  for (const Message& m : ph.sends) {
-    for (const Region& r : m.regions) {
-      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
-      const char* from = nullptr;
-      if (detail::Direct(r, src, true)) {
-        from = src.At(r.src.offset.data());
-      } else {
-        WEFT_RETURN_IF_ERROR(executor::Pack(q, src, r.src, out));
-        from = out;
-        out += bytes;
-      }
-      WEFT_ASSIGN_OR_RETURN(auto req,
-                            comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
-      sends.push_back(std::move(req));
-    }
-  }
-  return Status::Ok();
+  return detail::PostRegionSends(
+      ph.sends, src, true, out, item, tag, comm, a, sends,
+      [&](const Region& r, char* at) { return executor::Pack(q, src, r.src, at); });
 }
 
 }  // namespace

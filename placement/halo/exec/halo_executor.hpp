@@ -40,6 +40,32 @@ bool Direct(const Region& r, const executor::TensorView& v, bool at_src);
 // Total staged bytes of the regions that are not direct.
 int64_t StagedBytes(const std::vector<Message>& list, const executor::TensorView& v, bool at_src,
                     int64_t item);
+
+// Posts one send per region of `list` (the exchange's sends, or the adjoint's messages back):
+// from `v` where the region's box there (src or dst, as `at_src`) is one run, else packed by
+// pack(region, out) at `out`, which then moves past it.
+template <class Pack>
+Status PostRegionSends(const std::vector<Message>& list, const executor::TensorView& v, bool at_src,
+                       char* out, int64_t item, int64_t tag, backends::Communicator* comm,
+                       const backends::OpArgs& a, Requests& sends, Pack&& pack) {
+  for (const Message& m : list) {
+    for (const Region& r : m.regions) {
+      const auto bytes = static_cast<uint64_t>(r.src.Volume() * item);
+      const char* from = nullptr;
+      if (Direct(r, v, at_src)) {
+        from = v.At((at_src ? r.src : r.dst).offset.data());
+      } else {
+        WEFT_RETURN_IF_ERROR(pack(r, out));
+        from = out;
+        out += bytes;
+      }
+      WEFT_ASSIGN_OR_RETURN(auto req,
+                            comm->PostSend(from, bytes, static_cast<int32_t>(m.peer), tag, a));
+      sends.push_back(std::move(req));
+    }
+  }
+  return Status::Ok();
+}
 }  // namespace detail
 
 }  // namespace weft::placement::halo
