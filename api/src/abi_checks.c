@@ -129,6 +129,19 @@ WEFT_AT(weft_bk_host_api_t, free, 72);
 WEFT_AT(weft_bk_host_api_t, reduce, 80);
 WEFT_AT(weft_bk_host_api_t, reduce_kernel, 88);
 
+WEFT_PIN(weft_attr_t, 72);
+WEFT_AT(weft_attr_t, struct_size, 0);
+WEFT_AT(weft_attr_t, name, 8);
+WEFT_AT(weft_attr_t, kind, 16);
+WEFT_AT(weft_attr_t, reserved, 20);
+WEFT_AT(weft_attr_t, i, 24);
+WEFT_AT(weft_attr_t, f, 32);
+WEFT_AT(weft_attr_t, ints, 40);
+WEFT_AT(weft_attr_t, n_ints, 48);
+WEFT_AT(weft_attr_t, s, 56);
+WEFT_AT(weft_attr_t, dtype, 64);
+WEFT_AT(weft_attr_t, reserved2, 68);
+
 WEFT_PIN(weft_bk_init_args_t, 32);
 WEFT_AT(weft_bk_init_args_t, struct_size, 0);
 WEFT_AT(weft_bk_init_args_t, world_rank, 4);

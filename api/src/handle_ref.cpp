@@ -18,6 +18,10 @@ const char* TypeName(uint32_t kind) {
       return "weft_plan_t";
     case HandleKind::kWork:
       return "weft_work_t";
+    case HandleKind::kRules:
+      return "weft_rules_t";
+    case HandleKind::kStrategy:
+      return "weft_strategy_t";
   }
   return nullptr;
 }

@@ -22,7 +22,15 @@
 
 namespace weft::api {
 
-enum class HandleKind : uint32_t { kContext = 1, kMesh = 2, kLayout = 3, kPlan = 4, kWork = 5 };
+enum class HandleKind : uint32_t {
+  kContext = 1,
+  kMesh = 2,
+  kLayout = 3,
+  kPlan = 4,
+  kWork = 5,
+  kRules = 6,
+  kStrategy = 7
+};
 
 // Why a value is not a live handle of the kind asked for.
 enum class HandleFault { kNone, kNull, kForeign, kWrongKind, kDestroyed };

@@ -466,6 +466,68 @@ static void check_last_error(void) {
   CHECK(starts_with(weft_last_error(), "weft_mesh_create: shape[0]"));
 }
 
+/* Rules: matmul of row-sharded A by replicated B keeps the rows, moves nothing. */
+static void check_rules(void) {
+  const int64_t extent = 4, a_shape[2] = {8, 6}, b_shape[2] = {6, 5};
+  const weft_placement_t rows[1] = {WEFT_PLACEMENT_SHARD(0)};
+  const weft_placement_t replicated[1] = {WEFT_PLACEMENT_REPLICATE};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  weft_mesh_t* mesh = NULL;
+  weft_layout_t *a = NULL, *b = NULL, *out = NULL, *in0 = NULL;
+  weft_rules_t* rules = NULL;
+  weft_strategy_t *s = NULL, *all[4] = {NULL, NULL, NULL, NULL};
+  weft_attr_t attr;
+  weft_placement_t placement;
+  int32_t n = 0, count = 0, k;
+  double cost = -1;
+  char text[2048];
+  size_t needed = 0;
+  const weft_layout_t* inputs[2];
+  memset(&attr, 0, sizeof attr);
+  attr.struct_size = sizeof attr;
+  attr.name = "note";
+  attr.kind = WEFT_ATTR_STRING;
+  attr.s = "unread by matmul";
+  CHECK_OK(weft_mesh_create(NULL, 1, &extent, NULL, &mesh));
+  CHECK_OK(weft_layout_create(mesh, 2, a_shape, f32, rows, &a));
+  CHECK_OK(weft_layout_create(mesh, 2, b_shape, f32, replicated, &b));
+  inputs[0] = a;
+  inputs[1] = b;
+  CHECK_OK(weft_rules_create(&rules));
+  CHECK_OK(weft_rules_list_ops(rules, NULL, 0, &needed));
+  CHECK(needed > 1 && needed <= sizeof text);
+  CHECK_OK(weft_rules_list_ops(rules, text, sizeof text, &needed));
+  CHECK(strstr(text, "matmul\n") != NULL && strstr(text, "add\n") != NULL);
+  CHECK_OK(weft_rules_propagate(rules, "mm", 2, inputs, &attr, 1, &s));
+  CHECK_OK(weft_strategy_num_inputs(s, &n));
+  CHECK(n == 2);
+  CHECK_OK(weft_strategy_num_outputs(s, &n));
+  CHECK(n == 1);
+  CHECK_OK(weft_strategy_cost(s, &cost));
+  CHECK(cost == 0);
+  CHECK_OK(weft_strategy_output_layout(s, 0, &out));
+  CHECK_OK(weft_layout_placements(out, &placement));
+  CHECK(placement.kind == WEFT_SHARD && placement.dim == 0);
+  CHECK_OK(weft_strategy_input_layout(s, 0, &in0));
+  CHECK_OK(weft_layout_placements(in0, &placement));
+  CHECK(placement.kind == WEFT_SHARD && placement.dim == 0);
+  CHECK_OK(weft_strategy_describe(s, text, sizeof text, &needed));
+  CHECK(starts_with(text, "matmul: cost"));
+  CHECK_OK(weft_rules_enumerate(rules, "matmul", 2, inputs, NULL, 0, all, 4, &count));
+  CHECK(count >= 4);
+  CHECK_OK(weft_strategy_cost(all[0], &cost));
+  CHECK(cost == 0);
+  for (k = 0; k < 4; ++k) CHECK_OK(weft_strategy_destroy(all[k]));
+  CHECK(weft_rules_propagate(rules, "conv9d", 2, inputs, NULL, 0, &s) == WEFT_ERR_INVALID_ARGUMENT);
+  CHECK_OK(weft_strategy_destroy(s));
+  CHECK_OK(weft_rules_destroy(rules));
+  CHECK_OK(weft_layout_destroy(in0));
+  CHECK_OK(weft_layout_destroy(out));
+  CHECK_OK(weft_layout_destroy(a));
+  CHECK_OK(weft_layout_destroy(b));
+  CHECK_OK(weft_mesh_destroy(mesh));
+}
+
 int main(void) {
   const int64_t shape[2] = {2, 3}, global[2] = {5, 7};
   const char* const names[2] = {"dp", "tp"};
@@ -493,6 +555,7 @@ int main(void) {
   check_bool_partial(mesh);
   CHECK_OK(weft_layout_destroy(layout));
   CHECK_OK(weft_mesh_destroy(mesh));
+  check_rules();
   check_runtime();
   check_last_error();
 

@@ -10,6 +10,7 @@
 #include "weft/layout.h"
 #include "weft/mesh.h"
 #include "weft/redistribute.h"
+#include "weft/rules.h"
 #include "weft/status.h"
 #include "weft/types.h"
 #include "weft/work.h"

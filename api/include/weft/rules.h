@@ -1,0 +1,98 @@
+/* Weft C ABI: op-sharding rules (SPEC §5; docs/design/rules.md).
+ *
+ * A rule registry knows operators by name; weft_rules_propagate takes an operator, the layouts
+ * of its inputs and its attributes, and returns a strategy: the layout each input must be
+ * brought to (run weft_redistribute or a plan to get there), the layouts of the outputs the
+ * local kernel's results make up (exact, explicit splits where uneven), and the estimated cost
+ * in seconds under the planner's cost model, redistributing the inputs included. Pure
+ * metadata: layouts on abstract meshes work, nothing communicates, and every rank given the
+ * same arguments gets the same strategy. Results are cached per registry.
+ * Every function here is thread-safe and never blocks.
+ */
+#ifndef WEFT_RULES_H_
+#define WEFT_RULES_H_
+
+#include <stddef.h>
+
+#include "weft/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct weft_rules weft_rules_t;       /* a rule registry with its cache */
+typedef struct weft_strategy weft_strategy_t; /* one strategy propagate or enumerate found */
+
+/* Attribute kinds (weft_attr_t.kind). */
+#define WEFT_ATTR_INT 0    /* value.i */
+#define WEFT_ATTR_INTS 1   /* value.ints, n_ints values */
+#define WEFT_ATTR_FLOAT 2  /* value.f */
+#define WEFT_ATTR_BOOL 3   /* value.i: 0 or 1 */
+#define WEFT_ATTR_STRING 4 /* value.s, NUL-terminated */
+#define WEFT_ATTR_DTYPE 5  /* value.dtype */
+
+/* One operator attribute, e.g. {"dim", WEFT_ATTR_INT, .i = 1}. Copied by the call. */
+typedef struct weft_attr {
+  size_t struct_size; /* sizeof(weft_attr_t): arrays of these are walked by this stride */
+  const char* name;
+  int32_t kind;     /* WEFT_ATTR_* */
+  int32_t reserved; /* 0 */
+  int64_t i;        /* INT, BOOL */
+  double f;         /* FLOAT */
+  const int64_t* ints;
+  int64_t n_ints;    /* INTS */
+  const char* s;     /* STRING */
+  DLDataType dtype;  /* DTYPE */
+  int32_t reserved2; /* 0 */
+} weft_attr_t;
+
+/* A registry holding the built-in operators (pointwise: add, sub, mul, div, maximum, minimum,
+ * neg, relu, tanh, sigmoid, exp, gelu, abs, sqrt, log; matmul with aliases mm and bmm). */
+WEFT_API weft_status_t weft_rules_create(weft_rules_t** rules);
+/* NULL is accepted. Strategies it handed out stay valid. */
+WEFT_API weft_status_t weft_rules_destroy(weft_rules_t* rules);
+
+/* The canonical names of the registered operators, sorted, one per line, NUL-terminated:
+ * written to buf when len is enough (buf NULL with len 0: a size query), *needed set to the
+ * bytes it takes. */
+WEFT_API weft_status_t weft_rules_list_ops(const weft_rules_t* rules, char* buf, size_t len,
+                                           size_t* needed);
+
+/* The cheapest strategy for operator `op` (a canonical name or an alias) over n_inputs input
+ * layouts on one mesh, with n_attrs attributes (attrs may be NULL when n_attrs is 0).
+ * WEFT_ERR_INVALID_ARGUMENT: an unknown operator, the wrong number of inputs, inputs on
+ * different meshes, shapes or attributes the operator rejects (the message says which). */
+WEFT_API weft_status_t weft_rules_propagate(weft_rules_t* rules, const char* op, int32_t n_inputs,
+                                            const weft_layout_t* const* inputs,
+                                            const weft_attr_t* attrs, int32_t n_attrs,
+                                            weft_strategy_t** strategy);
+
+/* Every candidate strategy, cheapest first (ties in the engine's fixed order; the first is
+ * propagate's pick). *count is set to the number of candidates; the first min(count, max)
+ * are written to out (out may be NULL when max is 0), each to be destroyed by the caller. */
+WEFT_API weft_status_t weft_rules_enumerate(weft_rules_t* rules, const char* op, int32_t n_inputs,
+                                            const weft_layout_t* const* inputs,
+                                            const weft_attr_t* attrs, int32_t n_attrs,
+                                            weft_strategy_t** out, int32_t max, int32_t* count);
+
+WEFT_API weft_status_t weft_strategy_num_inputs(const weft_strategy_t* s, int32_t* n);
+WEFT_API weft_status_t weft_strategy_num_outputs(const weft_strategy_t* s, int32_t* n);
+/* A new layout handle (destroy it) for the layout input i must be brought to. */
+WEFT_API weft_status_t weft_strategy_input_layout(const weft_strategy_t* s, int32_t i,
+                                                  weft_layout_t** layout);
+/* A new layout handle (destroy it) for output i. */
+WEFT_API weft_status_t weft_strategy_output_layout(const weft_strategy_t* s, int32_t i,
+                                                   weft_layout_t** layout);
+/* Estimated seconds: redistributing the inputs plus the operator's own communication. */
+WEFT_API weft_status_t weft_strategy_cost(const weft_strategy_t* s, double* seconds);
+/* A description for people, as weft_rules_list_ops writes text. */
+WEFT_API weft_status_t weft_strategy_describe(const weft_strategy_t* s, char* buf, size_t len,
+                                              size_t* needed);
+/* NULL is accepted. */
+WEFT_API weft_status_t weft_strategy_destroy(weft_strategy_t* s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_RULES_H_ */
