@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "ops/engine/kernel.hpp"
 #include "ops/engine/rule.hpp"
 
 namespace weft::ops {
@@ -20,6 +21,7 @@ struct OpDef {
   RuleFn rule;
   std::vector<std::string> key_attrs;  // the attributes the rule reads: they key the cache
   std::string source = "built-in";     // where it was registered (messages)
+  KernelFn kernel;                     // optional: the validation harness checks ops with one
 };
 
 class Registry {
