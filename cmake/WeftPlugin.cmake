@@ -46,3 +46,15 @@ function(weft_backend_plugin name)
   weft_plugin(weft-backend-${name} OUTPUT_NAME weft-backend-${name}
               ENTRIES weft_backend_plugin_v1 SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS})
 endfunction()
+
+# weft_rules_plugin(name SOURCES ... [LIBS ...] [OUTPUT_DIR dir]): libweft-rules-<name>.so,
+# exporting only its weft_rules_plugin_v1 entry (weft/rules_plugin.h).
+function(weft_rules_plugin name)
+  cmake_parse_arguments(ARG "" "OUTPUT_DIR" "SOURCES;LIBS" ${ARGN})
+  set(dir)
+  if(ARG_OUTPUT_DIR)
+    set(dir OUTPUT_DIR ${ARG_OUTPUT_DIR})
+  endif()
+  weft_plugin(weft-rules-${name} OUTPUT_NAME weft-rules-${name}
+              ENTRIES weft_rules_plugin_v1 SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS} ${dir})
+endfunction()

@@ -39,6 +39,9 @@ inline constexpr weft_bk_param_t kHostParams[] = {
     DeclareString("WEFT_PLUGIN_PATH", nullptr, kUser, kLocal,
                   "':'-separated directories searched for libweft-backend-NAME.so before the "
                   "directory of libweft"),
+    DeclareString("WEFT_RULES_PATH", nullptr, kUser, kLocal,
+                  "':'-separated directories searched for libweft-rules-NAME.so (rule "
+                  "plugins) before the directory of libweft"),
     // Set by weftrun or a job script (SPEC §8); read only when that launch convention wins.
     DeclareInt("WEFT_RANK", nullptr, 0, kMaxInt32, kLaunch, kLocal,
                "this process's rank (with WEFT_WORLD_SIZE: the WEFT launch convention)"),

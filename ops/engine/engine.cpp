@@ -48,7 +48,10 @@ Result<RuleResult> RunRule(const OpDef& op, std::span<const LayoutPtr> inputs,
   } catch (...) {
     return Internal("operator '" + op.name + "' (" + op.source + "): its rule threw");
   }
-  WEFT_RETURN_IF_ERROR(CheckRuleResult(op.name.c_str(), *infos, r));
+  Status checked = CheckRuleResult(op.name.c_str(), *infos, r);
+  if (!checked.ok() && op.source != "built-in")  // say whose rule lied
+    return Status(checked.code(), checked.message() + " (" + op.source + ")");
+  WEFT_RETURN_IF_ERROR(checked);
   return r;
 }
 
@@ -93,10 +96,29 @@ Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
   return plan.cost;
 }
 
+namespace {
+
+// Whether `to` makes a Partial of a shard on some mesh dim. The planner can (the shard in
+// place, zeros elsewhere) and prices it as a local copy, but the op then runs on tensors
+// inflated to full size, and its Partial output still owes the all-reduce the cost model does
+// not see: an FFT of an S(0) input would pick "S(0) -> P(sum), FFT, P(sum)" over the transpose.
+// DTensor never moves a shard to a Partial either. From R it stays allowed: a bias made
+// P(sum) for a row-parallel product costs nothing and inflates nothing.
+bool ShardToPartial(const placement::Layout& from, const placement::Layout& to) {
+  for (size_t m = 0; m < from.placements().size(); ++m)
+    if (placement::IsShard(from.placements()[m]) && placement::IsPartial(to.placements()[m]))
+      return true;
+  return false;
+}
+
+}  // namespace
+
 StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
                              const RuleResult& r, std::vector<int32_t> choice) {
   auto c = BuildCandidate(inputs, r, std::move(choice));
   if (!c.ok()) return nullptr;  // no layout for this combination
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (ShardToPartial(*inputs[i], *c->inputs[i])) return nullptr;
   auto s = std::make_shared<Strategy>();
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto cost = MoveCost(inputs[i], c->inputs[i]);

@@ -27,8 +27,8 @@ double DimEstimate(const placement::planner::CostModel& model, const placement::
         return to.dim == s->dim ? 0 : (n - 1) * link.alpha + (n - 1) / n * link.beta * bytes;
       case Kind::kReplicate:
         return (n - 1) * link.alpha + (n - 1) * link.beta * bytes;
-      case Kind::kPartial:  // a conjugate: the shard in place, the identity elsewhere
-        return to.op == ReduceOp::kAvg ? kNoMove : local * n;
+      case Kind::kPartial:  // never chosen: see ShardToPartial in engine.cpp
+        return kNoMove;
     }
   }
   return to.kind == Kind::kReplicate ? 0 : local;  // from R: a slice or a conjugate

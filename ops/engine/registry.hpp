@@ -24,12 +24,26 @@ struct OpDef {
   KernelFn kernel;                     // optional: the validation harness checks ops with one
 };
 
+struct AliasDef {
+  std::string alias, target, source;
+};
+
+// Several registrations that land together or not at all (a rules file, a plugin): the
+// registry is unchanged when any of them fails.
+struct RegistryBatch {
+  std::vector<OpDef> ops;
+  std::vector<AliasDef> aliases;  // may name the batch's own operators
+};
+
 class Registry {
  public:
   // Errors: an empty name, no rule, a bad input range, or a name (or alias) already taken
   // (the message names both sources).
   Status Add(OpDef op);
   Status AddAlias(std::string alias, std::string target, std::string source);
+  // Everything in `batch`, checked first (each op as Add checks it, names unique within the
+  // batch too, alias targets registered or in the batch), then added; one error otherwise.
+  Status AddBatch(RegistryBatch batch);
   // The operator `name` names, directly or through an alias; nullptr if none.
   const OpDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;  // canonical names, sorted
@@ -37,6 +51,7 @@ class Registry {
 
  private:
   Status Taken(const std::string& name, const std::string& source) const;
+  static Status CheckOp(const OpDef& op);
 
   std::map<std::string, std::shared_ptr<const OpDef>, std::less<>> ops_;
   std::map<std::string, std::pair<std::string, std::string>, std::less<>>

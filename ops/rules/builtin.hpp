@@ -8,10 +8,14 @@ namespace weft::ops {
 
 Status RegisterPointwise(Registry& r);  // pointwise.cpp
 Status RegisterMatmul(Registry& r);     // matmul.cpp
+Status RegisterLinear(Registry& r);     // linear.cpp
+Status RegisterEinsum(Registry& r);     // einsum.cpp
 
 inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
   WEFT_RETURN_IF_ERROR(RegisterMatmul(r));
+  WEFT_RETURN_IF_ERROR(RegisterLinear(r));
+  WEFT_RETURN_IF_ERROR(RegisterEinsum(r));
   return Status::Ok();
 }
 

@@ -1,0 +1,64 @@
+// The aten rule plugin: PyTorch's operator names (aten.<op>.<overload>, as torch.ops and
+// DTensor's op dispatch see them) as aliases of Weft's built-in operators, so a torch-based
+// framework can call propagate with the names it has in hand. Aliases map names only: the
+// attributes are passed under Weft's names (docs/design/rules.md lists them per operator).
+// Nothing here is code a rule runs; the table is the plugin.
+#include <weft/rules_plugin.h>
+
+#include <cstddef>
+
+namespace {
+
+struct Alias {
+  const char* aten;
+  const char* weft;
+};
+
+constexpr Alias kAliases[] = {
+    // pointwise
+    {"aten.add.Tensor", "add"},
+    {"aten.sub.Tensor", "sub"},
+    {"aten.mul.Tensor", "mul"},
+    {"aten.div.Tensor", "div"},
+    {"aten.maximum.default", "maximum"},
+    {"aten.minimum.default", "minimum"},
+    {"aten.neg.default", "neg"},
+    {"aten.relu.default", "relu"},
+    {"aten.tanh.default", "tanh"},
+    {"aten.sigmoid.default", "sigmoid"},
+    {"aten.exp.default", "exp"},
+    {"aten.gelu.default", "gelu"},
+    {"aten.abs.default", "abs"},
+    {"aten.sqrt.default", "sqrt"},
+    {"aten.log.default", "log"},
+    // products
+    {"aten.mm.default", "matmul"},
+    {"aten.bmm.default", "matmul"},
+    {"aten.matmul.default", "matmul"},
+    {"aten.addmm.default", "addmm"},
+    {"aten.baddbmm.default", "baddbmm"},
+    {"aten.linear.default", "linear"},
+    {"aten.einsum.default", "einsum"},
+};
+
+weft_status_t RegisterOps(const weft_rules_host_t* host, weft_rules_registrar_t* r) {
+  for (const Alias& a : kAliases) {
+    const weft_status_t s = host->add_alias(r, a.aten, a.weft);
+    if (s != WEFT_OK) return s;  // the host holds the message
+  }
+  return WEFT_OK;
+}
+
+const weft_rules_plugin_t kPlugin = {
+    sizeof(weft_rules_plugin_t),
+    WEFT_RULES_PLUGIN_ABI_VERSION,
+    "aten",
+    RegisterOps,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const weft_rules_plugin_t* weft_rules_plugin_v1(
+    void) {
+  return &kPlugin;
+}
