@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "weft/backend_plugin.h"
+#include "weft/rules_plugin.h"
 #include "weft/weft.h"
 
 /* The values below are those of the LP64 data model (x86-64, aarch64: 8-byte pointers, longs
@@ -141,6 +142,58 @@ WEFT_AT(weft_attr_t, n_ints, 48);
 WEFT_AT(weft_attr_t, s, 56);
 WEFT_AT(weft_attr_t, dtype, 64);
 WEFT_AT(weft_attr_t, reserved2, 68);
+WEFT_PIN(weft_einsum_options_t, 24);
+WEFT_AT(weft_einsum_options_t, struct_size, 0);
+WEFT_AT(weft_einsum_options_t, nonlinear_inputs, 8);
+WEFT_AT(weft_einsum_options_t, unshardable, 16);
+
+/* rules_plugin.h */
+WEFT_PIN(weft_rule_code_t, 16);
+WEFT_AT(weft_rule_code_t, kind, 0);
+WEFT_AT(weft_rule_code_t, dim, 4);
+WEFT_AT(weft_rule_code_t, op, 8);
+WEFT_AT(weft_rule_code_t, reserved, 12);
+WEFT_PIN(weft_rule_tensor_t, 24);
+WEFT_AT(weft_rule_tensor_t, ndim, 0);
+WEFT_AT(weft_rule_tensor_t, shape, 8);
+WEFT_AT(weft_rule_tensor_t, dtype, 16);
+WEFT_PIN(weft_kernel_tensor_t, 40);
+WEFT_AT(weft_kernel_tensor_t, ndim, 0);
+WEFT_AT(weft_kernel_tensor_t, shape, 8);
+WEFT_AT(weft_kernel_tensor_t, offset, 16);
+WEFT_AT(weft_kernel_tensor_t, values, 24);
+WEFT_AT(weft_kernel_tensor_t, numel, 32);
+WEFT_PIN(weft_rule_op_t, 64);
+WEFT_AT(weft_rule_op_t, struct_size, 0);
+WEFT_AT(weft_rule_op_t, name, 8);
+WEFT_AT(weft_rule_op_t, min_inputs, 16);
+WEFT_AT(weft_rule_op_t, max_inputs, 20);
+WEFT_AT(weft_rule_op_t, key_attrs, 24);
+WEFT_AT(weft_rule_op_t, n_key_attrs, 32);
+WEFT_AT(weft_rule_op_t, rule, 40);
+WEFT_AT(weft_rule_op_t, kernel, 48);
+WEFT_AT(weft_rule_op_t, user, 56);
+WEFT_PIN(weft_rules_host_t, 120);
+WEFT_AT(weft_rules_host_t, struct_size, 0);
+WEFT_AT(weft_rules_host_t, add_op, 8);
+WEFT_AT(weft_rules_host_t, add_einsum, 16);
+WEFT_AT(weft_rules_host_t, add_alias, 24);
+WEFT_AT(weft_rules_host_t, register_error, 32);
+WEFT_AT(weft_rules_host_t, add_output, 40);
+WEFT_AT(weft_rules_host_t, add_strategy, 48);
+WEFT_AT(weft_rules_host_t, add_aligned, 56);
+WEFT_AT(weft_rules_host_t, attr_int, 64);
+WEFT_AT(weft_rules_host_t, attr_ints, 72);
+WEFT_AT(weft_rules_host_t, attr_float, 80);
+WEFT_AT(weft_rules_host_t, attr_bool, 88);
+WEFT_AT(weft_rules_host_t, attr_string, 96);
+WEFT_AT(weft_rules_host_t, rule_error, 104);
+WEFT_AT(weft_rules_host_t, attr_kind, 112);
+WEFT_PIN(weft_rules_plugin_t, 24);
+WEFT_AT(weft_rules_plugin_t, struct_size, 0);
+WEFT_AT(weft_rules_plugin_t, abi_version, 4);
+WEFT_AT(weft_rules_plugin_t, name, 8);
+WEFT_AT(weft_rules_plugin_t, register_ops, 16);
 
 WEFT_PIN(weft_bk_init_args_t, 32);
 WEFT_AT(weft_bk_init_args_t, struct_size, 0);

@@ -101,6 +101,12 @@ class Context {
   // TIMEOUT too (timeout/<rank>), whatever they are blocked on.
   void PublishTimeout(const std::string& message);
 
+  // Every rank's `mine`, in rank order, through the store (context_share.cpp): for the
+  // agreements checked once (a rule registry attached, weft_rules_attach), not for data. A
+  // collective: every rank calls it, in the same order; under the context's deadline.
+  Result<std::vector<std::string>> ShareThroughStore(const std::string& topic,
+                                                     const std::string& mine);
+
   // weft_redistribute's plan cache, created on first use, destroyed with the context.
   PlanCache& plan_cache();
   // Requests posted with work handles, orphaned when the context leaves.
@@ -137,6 +143,7 @@ class Context {
   params::Pinned params_pin_;
   int32_t rank_ = 0, world_size_ = 1, local_rank_ = 0, local_world_size_ = 1;
   int64_t timeout_ms_ = 300000, connect_timeout_ms_ = 60000;
+  std::atomic<uint64_t> shares_{0};  // ShareThroughStore calls: each gets its own keys
   std::string backend_name_;
   std::vector<int32_t> world_ranks_;
   std::shared_ptr<backends::LoadedPlugin> plugin_;  // opened; initialised by LoadBackend

@@ -1,39 +1,18 @@
 // extern "C" layer for op-sharding rules (weft/rules.h): attribute conversion, argument
 // checks, and handles over ops::Engine's strategies.
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
+#include "api/src/rules_object.hpp"
 #include "ops/engine/engine.hpp"
 #include "ops/rules/builtin.hpp"
 #include "weft/rules.h"
-
-namespace weft::api {
-
-// A registry and the engine over it; the engine holds a reference to the registry, so both
-// live and die together.
-struct RulesObject {
-  ops::Registry registry;
-  ops::Engine engine{registry};
-};
-struct StrategyObject {
-  ops::StrategyPtr strategy;
-};
-template <>
-struct HandleTraits<weft_rules> {
-  using Object = RulesObject;
-  static constexpr HandleKind kKind = HandleKind::kRules;
-};
-template <>
-struct HandleTraits<weft_strategy> {
-  using Object = StrategyObject;
-  static constexpr HandleKind kKind = HandleKind::kStrategy;
-};
-
-}  // namespace weft::api
 
 using weft::InvalidArgument;
 using weft::Status;
@@ -150,6 +129,7 @@ weft_status_t weft_rules_list_ops(const weft_rules_t* rules, char* buf, size_t l
                                   size_t* needed) {
   return Guard(__func__, [&] {
     WEFT_USE(r, rules);
+    std::shared_lock lock(r->mu);
     std::string text;
     for (const std::string& name : r->registry.Names()) text += name + "\n";
     return weft::api::WriteText(text, buf, len, needed);
@@ -165,6 +145,7 @@ weft_status_t weft_rules_propagate(weft_rules_t* rules, const char* op, int32_t 
     std::vector<weft::placement::LayoutPtr> layouts;
     weft::ops::Attributes a;
     WEFT_RETURN_IF_ERROR(Arguments(op, n_inputs, inputs, attrs, n_attrs, &layouts, &a));
+    std::shared_lock lock(r->mu);
     WEFT_ASSIGN_OR_RETURN(weft::ops::StrategyPtr s, r->engine.Propagate(op, layouts, a));
     return NewStrategy(std::move(s), strategy);
   });
@@ -182,6 +163,7 @@ weft_status_t weft_rules_enumerate(weft_rules_t* rules, const char* op, int32_t 
     std::vector<weft::placement::LayoutPtr> layouts;
     weft::ops::Attributes a;
     WEFT_RETURN_IF_ERROR(Arguments(op, n_inputs, inputs, attrs, n_attrs, &layouts, &a));
+    std::shared_lock lock(r->mu);
     WEFT_ASSIGN_OR_RETURN(auto all, r->engine.Enumerate(op, layouts, a));
     const auto n = static_cast<int32_t>(std::min<size_t>(all.size(), size_t(max)));
     for (int32_t k = 0; k < n; ++k) {

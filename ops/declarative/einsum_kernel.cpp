@@ -13,7 +13,8 @@ namespace {
 int64_t Offset(const std::string& sub, const std::vector<int64_t>& shape,
                const std::map<char, int64_t>& at) {
   int64_t off = 0;
-  for (size_t d = 0; d < sub.size(); ++d) off = off * shape[d] + (shape[d] == 1 ? 0 : at.at(sub[d]));
+  for (size_t d = 0; d < sub.size(); ++d)
+    off = off * shape[d] + (shape[d] == 1 ? 0 : at.at(sub[d]));
   return off;
 }
 

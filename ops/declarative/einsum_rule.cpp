@@ -110,6 +110,11 @@ OpDef MakeEinsumOp(std::string name, EinsumSpec spec, std::string source) {
   op.name = std::move(name);
   op.source = std::move(source);
   op.min_inputs = op.max_inputs = static_cast<int32_t>(spec.inputs.size());
+  op.signature = "einsum " + spec.inputs[0];
+  for (size_t i = 1; i < spec.inputs.size(); ++i) op.signature += "," + spec.inputs[i];
+  op.signature += "->" + spec.output + " linear ";
+  for (bool l : spec.linear) op.signature += l ? "1" : "0";
+  op.signature += " unshardable " + spec.unshardable;
   auto shared = std::make_shared<const EinsumSpec>(std::move(spec));
   op.rule = [shared, n = op.name](std::span<const TensorInfo> in, const Attributes&,
                                   RuleResult* r) { return EinsumRule(*shared, n, in, r); };

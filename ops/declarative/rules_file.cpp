@@ -23,8 +23,8 @@ class LineParser {
       : line_(line), origin_(std::move(origin)), number_(number) {}
 
   Status Error(size_t column, const std::string& why) const {
-    return InvalidArgument(origin_ + ":" + std::to_string(number_) + ":" +
-                           std::to_string(column) + ": " + why);
+    return InvalidArgument(origin_ + ":" + std::to_string(number_) + ":" + std::to_string(column) +
+                           ": " + why);
   }
 
   // Words split at blanks; "..." is one word; '#' starts a comment outside quotes.
@@ -115,8 +115,7 @@ Status ParseEinsumLine(const LineParser& p, const std::vector<Token>& t, Registr
   if (!ValidName(t[1].text))
     return p.Error(t[1].column, "'" + t[1].text + "' is not an operator name");
   auto spec = ParseEinsum(t[2].text, t[2].column);
-  if (!spec.ok())
-    return InvalidArgument(p.Source() + ": " + spec.status().message());
+  if (!spec.ok()) return InvalidArgument(p.Source() + ": " + spec.status().message());
   for (size_t k = 3; k < t.size(); ++k) WEFT_RETURN_IF_ERROR(ApplyOption(p, t[k], &*spec));
   batch->ops.push_back(MakeEinsumOp(t[1].text, std::move(*spec), p.Source()));
   return Status::Ok();

@@ -84,6 +84,18 @@ const OpDef* Registry::Find(std::string_view name) const {
   return nullptr;
 }
 
+std::string Registry::Digest() const {
+  std::string out;
+  for (const auto& [name, op] : ops_) {
+    out += "op " + name + " inputs " + std::to_string(op->min_inputs) + ".." +
+           std::to_string(op->max_inputs) + " keys";
+    for (const std::string& k : op->key_attrs) out += " " + k;
+    out += " rule " + op->signature + "\n";
+  }
+  for (const auto& [alias, target] : aliases_) out += "alias " + alias + " " + target.first + "\n";
+  return out;
+}
+
 std::vector<std::string> Registry::Names() const {
   std::vector<std::string> out;
   for (const auto& [name, op] : ops_) out.push_back(name);

@@ -22,6 +22,9 @@ struct OpDef {
   std::vector<std::string> key_attrs;  // the attributes the rule reads: they key the cache
   std::string source = "built-in";     // where it was registered (messages)
   KernelFn kernel;                     // optional: the validation harness checks ops with one
+  // What the rule is, for comparing registries across ranks (where paths may differ): the
+  // einsum and its flags, the plugin's name, "built-in".
+  std::string signature = "built-in";
 };
 
 struct AliasDef {
@@ -47,6 +50,9 @@ class Registry {
   // The operator `name` names, directly or through an alias; nullptr if none.
   const OpDef* Find(std::string_view name) const;
   std::vector<std::string> Names() const;  // canonical names, sorted
+  // Every operator (name, inputs, key attributes, signature) and alias, one sorted line each:
+  // equal on two ranks exactly when they registered the same operators.
+  std::string Digest() const;
   uint64_t generation() const { return generation_; }
 
  private:

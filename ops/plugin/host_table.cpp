@@ -36,8 +36,8 @@ weft_status_t AddOp(weft_rules_registrar* r, const weft_rule_op_t* op) {
   if (weft_status_t s = CheckRegistrar(r, "add_op"); s != WEFT_OK) return s;
   if (op == nullptr) return Fail(r, "add_op: op is NULL");
   if (op->struct_size < sizeof(weft_rule_op_t))
-    return Fail(r, "add_op: struct_size " + std::to_string(op->struct_size) + " is below ABI 1.0's " +
-                       std::to_string(sizeof(weft_rule_op_t)));
+    return Fail(r, "add_op: struct_size " + std::to_string(op->struct_size) +
+                       " is below ABI 1.0's " + std::to_string(sizeof(weft_rule_op_t)));
   if (op->name == nullptr || op->rule == nullptr)
     return Fail(r, "add_op: the name and the rule may not be NULL");
   if (op->n_key_attrs < 0 || (op->n_key_attrs > 0 && op->key_attrs == nullptr))
@@ -56,7 +56,8 @@ weft_status_t AddEinsum(weft_rules_registrar* r, const char* name, const char* e
   if (name == nullptr || equation == nullptr)
     return Fail(r, "add_einsum: name and equation may not be NULL");
   auto spec = ParseEinsum(equation);
-  if (!spec.ok()) return Fail(r, "add_einsum '" + std::string(name) + "': " + spec.status().message());
+  if (!spec.ok())
+    return Fail(r, "add_einsum '" + std::string(name) + "': " + spec.status().message());
   const size_t n = spec->inputs.size();
   if (n < 64 && (nonlinear >> n) != 0)
     return Fail(r, "add_einsum '" + std::string(name) + "': nonlinear_inputs names an input " +
@@ -131,7 +132,7 @@ weft_status_t Attr(weft_rule_ctx* ctx, Result<T> v, T* out) {
   return WEFT_OK;
 }
 
-#define WEFT_ATTR_ARGS_OK(ctx, name, out) \
+#define WEFT_ATTR_ARGS_OK(ctx, name, out)                                                   \
   if ((ctx) == nullptr || (ctx)->attrs == nullptr || (name) == nullptr || (out) == nullptr) \
   return Fail(ctx, "an attribute accessor got NULL")
 

@@ -28,6 +28,7 @@ struct weft_rule_ctx {
 struct weft_rules_registrar {
   weft::ops::RegistryBatch batch;
   std::string source;  // "rule plugin NAME (PATH)"
+  std::string name;    // the plugin's own name
   std::shared_ptr<const weft::plugin::PluginModule> module;
   std::string error;
   bool failed = false;

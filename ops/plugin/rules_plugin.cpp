@@ -63,9 +63,12 @@ Status CallKernel(const PluginOp& p, const KernelCall& call, std::vector<DenseTe
   std::vector<weft_kernel_tensor_t> cin(in.size()), cout(call.output_shapes.size());
   static const std::vector<int64_t> kZeros(64, 0);
   for (size_t i = 0; i < in.size(); ++i)
-    cin[i] = {static_cast<int32_t>(in[i].shape.size()), 0, in[i].shape.data(),
+    cin[i] = {static_cast<int32_t>(in[i].shape.size()),
+              0,
+              in[i].shape.data(),
               i < call.input_offsets.size() ? call.input_offsets[i].data() : kZeros.data(),
-              in[i].values.data(), static_cast<int64_t>(in[i].values.size())};
+              in[i].values.data(),
+              static_cast<int64_t>(in[i].values.size())};
   out->assign(call.output_shapes.size(), {});
   for (size_t o = 0; o < cout.size(); ++o) {
     DenseTensor& t = (*out)[o];
@@ -73,8 +76,8 @@ Status CallKernel(const PluginOp& p, const KernelCall& call, std::vector<DenseTe
     int64_t n = 1;
     for (int64_t e : t.shape) n *= e;
     t.values.assign(static_cast<size_t>(n), 0.0);
-    cout[o] = {static_cast<int32_t>(t.shape.size()), 0, t.shape.data(), kZeros.data(),
-               t.values.data(), n};
+    cout[o] = {
+        static_cast<int32_t>(t.shape.size()), 0, t.shape.data(), kZeros.data(), t.values.data(), n};
   }
   weft_rule_ctx ctx;
   ctx.attrs = call.attrs;
@@ -107,6 +110,7 @@ OpDef PluginOpDef(const weft_rule_op_t& op, const weft_rules_registrar& r) {
   def.min_inputs = op.min_inputs;
   def.max_inputs = op.max_inputs;
   def.source = r.source;
+  def.signature = "rule plugin " + r.name;
   for (int32_t k = 0; k < op.n_key_attrs; ++k) def.key_attrs.emplace_back(op.key_attrs[k]);
   auto p = std::make_shared<PluginOp>(
       PluginOp{op, "operator '" + def.name + "' of " + r.source, r.module});
@@ -129,7 +133,8 @@ Status LoadRulesPlugin(Registry& registry, const std::string& name_or_path) {
   weft_rules_registrar r;
   r.module = std::make_shared<const plugin::PluginModule>(std::move(loaded->module));
   const char* name = loaded->table.name;
-  r.source = "rule plugin " + std::string(name) + " (" + r.module->path() + ")";
+  r.name = name;
+  r.source = "rule plugin " + r.name + " (" + r.module->path() + ")";
   weft_status_t st = WEFT_OK;
   try {
     st = loaded->table.register_ops(RulesHostTable(), &r);

@@ -25,7 +25,7 @@ std::string Lead(size_t n) {
 
 struct Product {
   EinsumSpec spec;
-  int32_t bias = -1;  // the bias input's index, -1 without one
+  int32_t bias = -1;              // the bias input's index, -1 without one
   std::vector<int32_t> operands;  // the product's two inputs
 };
 

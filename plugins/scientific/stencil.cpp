@@ -57,7 +57,8 @@ weft_status_t StencilKernel(void*, const weft_kernel_tensor_t* in, int32_t,
         double sum = 0;
         for (int64_t j = 0; j < a.taps; ++j) {
           const int64_t t = k + j - r;
-          if (t >= 0 && t < n) sum += static_cast<double>(a.w[j]) * x.values[(o * n + t) * inner + i];
+          if (t >= 0 && t < n)
+            sum += static_cast<double>(a.w[j]) * x.values[(o * n + t) * inner + i];
         }
         out[0].values[(o * n + k) * inner + i] = sum;
       }

@@ -475,8 +475,9 @@ static void check_rules(void) {
   weft_mesh_t* mesh = NULL;
   weft_layout_t *a = NULL, *b = NULL, *out = NULL, *in0 = NULL;
   weft_rules_t* rules = NULL;
-  weft_strategy_t *s = NULL, *all[4] = {NULL, NULL, NULL, NULL};
+  weft_strategy_t *s = NULL, *s2 = NULL, *all[4] = {NULL, NULL, NULL, NULL};
   weft_attr_t attr;
+  weft_einsum_options_t einsum;
   weft_placement_t placement;
   int32_t n = 0, count = 0, k;
   double cost = -1;
@@ -519,6 +520,21 @@ static void check_rules(void) {
   CHECK(cost == 0);
   for (k = 0; k < 4; ++k) CHECK_OK(weft_strategy_destroy(all[k]));
   CHECK(weft_rules_propagate(rules, "conv9d", 2, inputs, NULL, 0, &s) == WEFT_ERR_INVALID_ARGUMENT);
+  memset(&einsum, 0, sizeof einsum);
+  einsum.struct_size = sizeof einsum;
+  einsum.unshardable = "k";
+  CHECK_OK(weft_rules_register_einsum(rules, "my_mm", "mk,kn->mn", &einsum));
+  CHECK(weft_rules_register_einsum(rules, "bad", "mk,k1->m", NULL) == WEFT_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(weft_last_error(), "column 5") != NULL);
+  CHECK_OK(weft_rules_load_string(rules, "weft-rules 1\neinsum dot i,i->\n", "inline"));
+  CHECK(weft_rules_load_string(rules, "weft-rules 1\nalias x\n", "inline") ==
+        WEFT_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(weft_last_error(), "inline:2:1") != NULL);
+  CHECK(weft_rules_load_plugin(rules, "no_such_rules_plugin") == WEFT_ERR_NOT_AVAILABLE);
+  CHECK(weft_rules_load_file(rules, "/nonexistent/weft.rules") == WEFT_ERR_INVALID_ARGUMENT);
+  CHECK(weft_rules_attach(rules, NULL) == WEFT_ERR_INVALID_ARGUMENT); /* a real one: tests/api */
+  CHECK_OK(weft_rules_propagate(rules, "my_mm", 2, inputs, NULL, 0, &s2));
+  CHECK_OK(weft_strategy_destroy(s2));
   CHECK_OK(weft_strategy_destroy(s));
   CHECK_OK(weft_rules_destroy(rules));
   CHECK_OK(weft_layout_destroy(in0));

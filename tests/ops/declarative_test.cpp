@@ -90,13 +90,16 @@ TEST_F(DeclarativeTest, ContractedShardGivesPartialSum) {
 TEST_F(DeclarativeTest, BatchShardFollowsWithItsUnevenSplit) {
   auto mesh = Mesh({3});
   // Heads sharded with an explicit ragged split on both: the output keeps that split.
-  auto q = Make(mesh, {2, 7, 8, 16}, {S(1)}, {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt});
-  auto k = Make(mesh, {2, 7, 8, 16}, {S(1)}, {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt});
+  auto q = Make(mesh, {2, 7, 8, 16}, {S(1)},
+                {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt});
+  auto k = Make(mesh, {2, 7, 8, 16}, {S(1)},
+                {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt});
   auto s = Run("einsum", {q, k}, Eq("bhqd,bhkd->bhqk"));
   ASSERT_TRUE(s);
   EXPECT_EQ(s->cost, 0);
   EXPECT_TRUE(s->outputs[0]->SameAs(
-      *Make(mesh, {2, 7, 8, 8}, {S(1)}, {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt})));
+      *Make(mesh, {2, 7, 8, 8}, {S(1)},
+            {std::nullopt, std::vector<int64_t>{4, 0, 3}, std::nullopt, std::nullopt})));
 }
 
 TEST_F(DeclarativeTest, LinearInputPartialPassesUnlessDeclaredOtherwise) {
@@ -235,7 +238,8 @@ TEST(RulesFile, ErrorsNameLineAndColumnAndRegisterNothing) {
   } cases[] = {
       {"einsum a ij->i\n", ":1:1: a rules file starts with 'weft-rules 1'"},
       {"weft-rules 2\n", ":1:12: version 2 is not one this Weft reads (1)"},
-      {"weft-rules 1\neinsum ok ij->i\neinsum bad \"ij,j1->i\"\n", ":3: einsum 'ij,j1->i': column 17"},
+      {"weft-rules 1\neinsum ok ij->i\neinsum bad \"ij,j1->i\"\n",
+       ":3: einsum 'ij,j1->i': column 17"},
       {"weft-rules 1\neinsum x ij,jk->ik linear=0,5\n", ":2:29: input 5 does not exist"},
       {"weft-rules 1\neinsum x ij->i colour=red\n", ":2:16: unknown option 'colour=red'"},
       {"weft-rules 1\n  frobnicate x\n", ":2:3: unknown declaration 'frobnicate'"},

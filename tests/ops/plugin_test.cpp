@@ -140,8 +140,8 @@ TEST_F(PluginTest, ThrowingOrLyingRulesFailThePropagate) {
   auto x = Make(mesh, {4, 6}, {R});
   for (const char* stem : {"throws", "garbage"}) {
     Registry reg;
-    ASSERT_TRUE(LoadRulesPlugin(reg, kBadDir + "/libweft_bad_rules_" + std::string(stem) + ".so")
-                    .ok());
+    ASSERT_TRUE(
+        LoadRulesPlugin(reg, kBadDir + "/libweft_bad_rules_" + std::string(stem) + ".so").ok());
     Engine engine(reg);
     auto st = engine.Propagate("bad_op", std::vector<LayoutPtr>{x}, {});
     ASSERT_FALSE(st.ok()) << stem;

@@ -162,6 +162,41 @@ TEST(FaultTest, InvalidBufferOnOneRankAbortsThePeers) {
   ExpectCleanTeardown(g, All(kRanks), deadline);
 }
 
+// SPEC §5: weft_rules_attach agrees on the rule registry through the store; a registry that
+// differs on one rank is the same clear error on every rank, and an attached registry takes no
+// more registrations.
+void ExpectRulesAttach(int32_t odd_rank) {
+  constexpr size_t kRanks = 3;
+  const auto deadline = Clock::now() + 30s;
+  WorkerGroup g(WEFT_FAULT_WORKER, World(kRanks, {"rules", std::to_string(odd_rank)}));
+  ASSERT_TRUE(g.started());
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, All(kRanks), "late"); }, deadline)) << Dump(g);
+  const std::string first = g.Find(0, "attach")->message;
+  for (size_t i = 0; i < kRanks; ++i) {
+    for (const char* kind : {"attach", "again"}) {
+      const Report r = *g.Find(i, kind);
+      if (odd_rank < 0) {
+        EXPECT_EQ(StatusName(r.status), StatusName(WEFT_OK)) << "rank " << i << ": " << r.message;
+        continue;
+      }
+      EXPECT_EQ(StatusName(r.status), StatusName(WEFT_ERR_INVALID_USAGE)) << "rank " << i;
+      EXPECT_NE(r.message.find("rank " + std::to_string(odd_rank) + " has 'op extra"),
+                std::string::npos)
+          << "rank " << i << ": " << r.message;
+      if (std::string(kind) == "attach") {
+        EXPECT_EQ(r.message, first) << "rank " << i;
+      }
+    }
+    const Report late = *g.Find(i, "late");
+    EXPECT_EQ(StatusName(late.status), StatusName(odd_rank < 0 ? WEFT_ERR_INVALID_USAGE : WEFT_OK))
+        << "rank " << i << ": " << late.message;
+  }
+  ExpectCleanTeardown(g, All(kRanks), deadline);
+}
+
+TEST(FaultTest, RulesAttachAgrees) { ExpectRulesAttach(-1); }
+TEST(FaultTest, RulesAttachMismatchIsTheSameErrorEverywhere) { ExpectRulesAttach(2); }
+
 // SPEC §8: a broken launch fails fast on every process, naming what is wrong, long before
 // the 20 s connect timeout.
 void ExpectInconsistentLaunch(const std::vector<WorkerSpec>& specs, const std::string& named) {

@@ -9,6 +9,9 @@
 //   fault_worker pending                    destroy while rank 0's all-reduce work is pending
 //   fault_worker silent <timeout_ms> <rank> one all-reduce that <rank> never joins ("op"), one
 //                                           more call ("after"); hold; destroy without an abort
+//   fault_worker rules <odd_rank>           weft_rules_attach twice ("attach", "again") with
+//                                           <odd_rank> (-1: none) registering one more operator;
+//                                           a registration after ("late"); hold; destroy
 //   fault_worker sweep <timeout_ms>         all-reduce, all-gather and all-to-all of 4 KiB to
 //                                           4 MiB, values checked, until one fails; one more
 //                                           call ("after"); hold; destroy without an abort
@@ -150,6 +153,26 @@ int BadArgument(int32_t bad_rank) {
                        nullptr);
     Send(Describe("op", ctx, rank, s, t0));
   }
+  HoldThenTearDown(ctx, rank);
+  return 0;
+}
+
+int RulesAttach(int32_t odd_rank) {
+  int32_t rank = 0, size = 1;
+  weft_context_t* ctx = Join(&rank, &size);
+  if (!ctx) return 0;
+  weft_rules_t* rules = nullptr;
+  if (weft_rules_create(&rules) != WEFT_OK) return 1;
+  if (rank == odd_rank && weft_rules_register_einsum(rules, "extra", "ij->j", nullptr) != WEFT_OK)
+    return 1;
+  for (const char* kind : {"attach", "again"}) {
+    const int64_t t0 = MonotonicNs();
+    Send(Describe(kind, nullptr, rank, weft_rules_attach(rules, ctx), t0));
+  }
+  const int64_t t0 = MonotonicNs();
+  Send(Describe("late", nullptr, rank, weft_rules_register_einsum(rules, "late", "i->i", nullptr),
+                t0));
+  weft_rules_destroy(rules);
   HoldThenTearDown(ctx, rank);
   return 0;
 }
@@ -406,12 +429,14 @@ int main(int argc, char** argv) {
   if (scenario == "loop" && argc == 4) return Loop(std::atoll(argv[2]), std::atoll(argv[3]));
   if (scenario == "badarg" && argc == 3) return BadArgument(std::atoi(argv[2]));
   if (scenario == "create" && argc == 2) return CreateOnly();
+  if (scenario == "rules" && argc == 3) return RulesAttach(std::atoi(argv[2]));
   if (scenario == "pending" && argc == 2) return Pending();
   if (scenario == "stress" && argc == 3) return Stress(std::atoi(argv[2]));
   if (scenario == "sweep" && argc == 3) return Sweep(std::atoll(argv[2]));
   if (scenario == "silent" && argc == 4) return Silent(std::atoll(argv[2]), std::atoi(argv[3]));
   std::fprintf(
       stderr,
-      "usage: fault_worker loop|badarg|create|stress|pending|silent|sweep ARGS (see the source)\n");
+      "usage: fault_worker loop|badarg|create|rules|stress|pending|silent|sweep ARGS (see the "
+      "source)\n");
   return 2;
 }

@@ -46,8 +46,8 @@ typedef struct weft_attr {
   int32_t reserved2; /* 0 */
 } weft_attr_t;
 
-/* A registry holding the built-in operators (pointwise: add, sub, mul, div, maximum, minimum,
- * neg, relu, tanh, sigmoid, exp, gelu, abs, sqrt, log; matmul with aliases mm and bmm). */
+/* A registry holding the built-in operators (weft_rules_list_ops lists them; the families are
+ * in docs/design/rules.md: pointwise, matmul/mm/bmm, linear, addmm, baddbmm, einsum, ...). */
 WEFT_API weft_status_t weft_rules_create(weft_rules_t** rules);
 /* NULL is accepted. Strategies it handed out stay valid. */
 WEFT_API weft_status_t weft_rules_destroy(weft_rules_t* rules);
@@ -74,6 +74,43 @@ WEFT_API weft_status_t weft_rules_enumerate(weft_rules_t* rules, const char* op,
                                             const weft_layout_t* const* inputs,
                                             const weft_attr_t* attrs, int32_t n_attrs,
                                             weft_strategy_t** out, int32_t max, int32_t* count);
+
+/* Options of an einsum operator. Zero-initialized (or NULL): linear in every input, every
+ * letter shardable — a plain einsum. */
+typedef struct weft_einsum_options {
+  size_t struct_size;        /* sizeof(weft_einsum_options_t) */
+  uint64_t nonlinear_inputs; /* bit i: a Partial on input i does not pass through */
+  const char* unshardable;   /* letters no strategy shards (NULL: none) */
+} weft_einsum_options_t;
+
+/* Registers operator `name` from an einsum equation ("bhqd,bhkd->bhqk"; no "->": the letters
+ * seen once, sorted). WEFT_ERR_INVALID_ARGUMENT for a malformed equation (the message names
+ * the column) or a name already registered (naming who registered it). */
+WEFT_API weft_status_t weft_rules_register_einsum(weft_rules_t* rules, const char* name,
+                                                  const char* equation,
+                                                  const weft_einsum_options_t* options);
+
+/* Registers every operator and alias of a rules file (docs/design/rules.md "Rules files":
+ * "weft-rules 1", then "einsum NAME EQUATION [linear=..] [unshardable=..]" and
+ * "alias NAME TARGET" lines), all or nothing. WEFT_ERR_INVALID_ARGUMENT naming the file, line
+ * and column of the first fault. weft_rules_load_string: the same for text in memory, `origin`
+ * naming it in messages (NULL: "<string>"). */
+WEFT_API weft_status_t weft_rules_load_file(weft_rules_t* rules, const char* path);
+WEFT_API weft_status_t weft_rules_load_string(weft_rules_t* rules, const char* text,
+                                              const char* origin);
+
+/* Loads a rule plugin (weft/rules_plugin.h) by name — libweft-rules-NAME.so on WEFT_RULES_PATH,
+ * then next to libweft — or by path, and registers what it declares, all or nothing. Errors
+ * as for backend plugins: WEFT_ERR_NOT_AVAILABLE (every path tried), WEFT_ERR_VERSION_MISMATCH,
+ * WEFT_ERR_PLUGIN (no entry symbol, a failing register_ops, with the plugin's message). */
+WEFT_API weft_status_t weft_rules_load_plugin(weft_rules_t* rules, const char* name_or_path);
+
+/* Collective over every rank of `ctx`: checks through the store that every rank's registry
+ * holds the same operators (names, rules, aliases), so that all pick the same strategies.
+ * A difference is the same WEFT_ERR_INVALID_USAGE on every rank, naming the first rank that
+ * differs from rank 0 and the first operator that does. Once attached, the registry refuses
+ * registrations (WEFT_ERR_INVALID_USAGE). Under the context's timeout. */
+WEFT_API weft_status_t weft_rules_attach(weft_rules_t* rules, weft_context_t* ctx);
 
 WEFT_API weft_status_t weft_strategy_num_inputs(const weft_strategy_t* s, int32_t* n);
 WEFT_API weft_status_t weft_strategy_num_outputs(const weft_strategy_t* s, int32_t* n);
