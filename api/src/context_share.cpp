@@ -11,8 +11,7 @@ namespace weft::api {
 
 Result<std::vector<std::string>> Context::ShareThroughStore(const std::string& topic,
                                                             const std::string& mine) {
-  const std::string prefix =
-      "share/" + std::to_string(shares_.fetch_add(1)) + "/" + topic + "/";
+  const std::string prefix = "share/" + std::to_string(shares_.fetch_add(1)) + "/" + topic + "/";
   std::vector<std::string> all(static_cast<size_t>(world_size_));
   Status s = RunNow([&]() -> Status {
     const auto deadline = DeadlineFromTimeoutMs(timeout_ms_);

@@ -96,9 +96,8 @@ weft_status_t weft_rules_load_file(weft_rules_t* rules, const char* path) {
   return Guard(__func__, [&] {
     WEFT_USE(r, rules);
     WEFT_REQUIRE(path);
-    return Register(*r, [&](weft::ops::Registry& reg) {
-      return weft::ops::LoadRulesFile(reg, path);
-    });
+    return Register(*r,
+                    [&](weft::ops::Registry& reg) { return weft::ops::LoadRulesFile(reg, path); });
   });
 }
 
