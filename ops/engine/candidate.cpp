@@ -61,6 +61,25 @@ std::optional<std::vector<int64_t>> SplitFor(std::span<const LayoutPtr> current,
   return std::nullopt;
 }
 
+// Aligned dims sharded under `choice` must be cut by the same mesh dims: one strategy may shard
+// a group's dims on some tensors only (gather's index and output, its x whole), and another
+// mesh dim's strategy all of them; combined, x would be cut more coarsely than the index, and
+// a rank's index rows would not lie in its x rows.
+Status CheckAligned(const RuleResult& r, const std::vector<int32_t>& choice) {
+  for (const auto& g : r.aligned) {
+    std::vector<int32_t> first;
+    for (const DimRef& x : g) {
+      std::vector<int32_t> dims = ShardingDims(r, choice, static_cast<size_t>(x.tensor), x.dim);
+      if (dims.empty()) continue;
+      if (first.empty())
+        first = std::move(dims);
+      else if (dims != first)
+        return InvalidArgument("aligned dims cut by different mesh dims");
+    }
+  }
+  return Status::Ok();
+}
+
 const DerivedSplit* DerivedFor(const RuleResult& r, size_t t, int32_t d) {
   for (const DerivedSplit& x : r.derived)
     if (x.out == DimRef{static_cast<int32_t>(t), d}) return &x;
@@ -174,6 +193,7 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
 Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleResult& r,
                                  std::vector<int32_t> choice) {
   const placement::MeshPtr& mesh = current[0]->mesh_ptr();
+  WEFT_RETURN_IF_ERROR(CheckAligned(r, choice));
   Candidate c;
   const size_t n = current.size() + r.outputs.size();
   for (size_t t = 0; t < n; ++t) {
