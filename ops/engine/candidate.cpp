@@ -1,5 +1,7 @@
 #include "ops/engine/candidate.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,6 +61,104 @@ std::optional<std::vector<int64_t>> SplitFor(std::span<const LayoutPtr> current,
   return std::nullopt;
 }
 
+// Aligned dims sharded under `choice` must be cut by the same mesh dims: one strategy may shard
+// a group's dims on some tensors only (gather's index and output, its x whole), and another
+// mesh dim's strategy all of them; combined, x would be cut more coarsely than the index, and
+// a rank's index rows would not lie in its x rows.
+Status CheckAligned(const RuleResult& r, const std::vector<int32_t>& choice) {
+  for (const auto& g : r.aligned) {
+    std::vector<int32_t> first;
+    for (const DimRef& x : g) {
+      std::vector<int32_t> dims = ShardingDims(r, choice, static_cast<size_t>(x.tensor), x.dim);
+      if (dims.empty()) continue;
+      if (first.empty())
+        first = std::move(dims);
+      else if (dims != first)
+        return InvalidArgument("aligned dims cut by different mesh dims");
+    }
+  }
+  return Status::Ok();
+}
+
+const DerivedSplit* DerivedFor(const RuleResult& r, size_t t, int32_t d) {
+  for (const DerivedSplit& x : r.derived)
+    if (x.out == DimRef{static_cast<int32_t>(t), d}) return &x;
+  return nullptr;
+}
+
+// kConcat: piece p of the output is the pieces p of the inputs laid end to end, which is the
+// run of the concatenation it claims only when no piece of an input sits after a piece of a
+// later input (input i's non-empty pieces no later than input i+1's); otherwise it is a
+// permutation of the result.
+Status InOrder(const std::vector<std::vector<int64_t>>& parts) {
+  int64_t floor = 0;  // the last piece holding anything of the inputs so far
+  for (size_t i = 0; i < parts.size(); ++i)
+    for (size_t p = 0; p < parts[i].size(); ++p) {
+      if (parts[i][p] == 0) continue;
+      if (static_cast<int64_t>(p) < floor)
+        return InvalidArgument("piece " + Str(int64_t(p)) + " of input " + Str(int64_t(i)) +
+                               " would follow a later input's piece");
+      floor = static_cast<int64_t>(p);
+    }
+  return Status::Ok();
+}
+
+// The sizes of a derived split whose output dim is cut by the mesh dims `dims`, made from the
+// candidate's input layouts; an error when they cannot make it exactly (the candidate is then
+// dropped and the engine redistributes to another).
+Result<std::vector<int64_t>> Derive(const DerivedSplit& x, std::span<const LayoutPtr> inputs,
+                                    const std::vector<int32_t>& dims) {
+  std::vector<std::vector<int64_t>> parts;
+  for (const DimRef& f : x.from) {
+    const Layout& in = *inputs[static_cast<size_t>(f.tensor)];
+    if (in.split(f.dim).mesh_dims != dims)
+      return InvalidArgument("dim " + Str(f.dim) + " of input " + Str(f.tensor) +
+                             " is cut by other mesh dims than the output dim made from it");
+    parts.push_back(in.ResolvedSizes(f.dim));
+  }
+  if (x.kind == DerivedSplit::Kind::kConcat) WEFT_RETURN_IF_ERROR(InOrder(parts));
+  std::vector<int64_t> sizes(parts[0].size(), 0);
+  int64_t at = 0;  // kWindow: the piece's start
+  for (size_t p = 0; p < sizes.size(); ++p) {
+    const int64_t first = parts[0][p];
+    switch (x.kind) {
+      case DerivedSplit::Kind::kScale:
+        if (first * x.num % x.den != 0)
+          return InvalidArgument("piece " + Str(int64_t(p)) + " of " + Str(first) +
+                                 " does not scale by " + Str(x.num) + "/" + Str(x.den));
+        sizes[p] = first * x.num / x.den;
+        break;
+      case DerivedSplit::Kind::kConcat:
+        for (const auto& part : parts) sizes[p] += part[p];
+        break;
+      case DerivedSplit::Kind::kWindow:
+        sizes[p] =
+            std::max<int64_t>(0, std::min(at + first, x.start + x.length) - std::max(at, x.start));
+        at += first;
+        break;
+    }
+  }
+  return sizes;
+}
+
+Status CheckDerived(const std::string& who, size_t inputs, size_t n,
+                    const std::function<int32_t(size_t)>& ndim, const RuleResult& r) {
+  auto bad = [&](const DimRef& x) {
+    return x.tensor < 0 || static_cast<size_t>(x.tensor) >= n || x.dim < 0 ||
+           x.dim >= ndim(static_cast<size_t>(x.tensor));
+  };
+  for (const DerivedSplit& x : r.derived) {
+    bool ok = !bad(x.out) && static_cast<size_t>(x.out.tensor) >= inputs && !x.from.empty() &&
+              x.num > 0 && x.den > 0 && x.start >= 0 && x.length >= 0 &&
+              (x.kind == DerivedSplit::Kind::kConcat || x.from.size() == 1);
+    for (const DimRef& f : x.from) ok = ok && !bad(f) && static_cast<size_t>(f.tensor) < inputs;
+    if (!ok)
+      return Internal(who + "derives dim " + Str(x.out.dim) + " of tensor " + Str(x.out.tensor) +
+                      " wrongly (an output dim from input dims, positive factors)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const RuleResult& r) {
@@ -87,12 +187,13 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
           x.dim >= ndim(static_cast<size_t>(x.tensor)))
         return Internal(who + "aligns dim " + Str(x.dim) + " of tensor " + Str(x.tensor) +
                         ", which does not exist");
-  return Status::Ok();
+  return CheckDerived(who, inputs.size(), n, ndim, r);
 }
 
 Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleResult& r,
                                  std::vector<int32_t> choice) {
   const placement::MeshPtr& mesh = current[0]->mesh_ptr();
+  WEFT_RETURN_IF_ERROR(CheckAligned(r, choice));
   Candidate c;
   const size_t n = current.size() + r.outputs.size();
   for (size_t t = 0; t < n; ++t) {
@@ -105,8 +206,16 @@ Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleR
       spec.placements.push_back(
           choice[m] < 0 ? placement::Placement{placement::Replicate{}}
                         : ToPlacement(r.strategies[static_cast<size_t>(choice[m])].codes[t]));
-    for (int32_t d = 0; d < static_cast<int32_t>(spec.shape.size()); ++d)
-      spec.splits.push_back(SplitFor(current, r, choice, t, d, spec.shape[d]));
+    for (int32_t d = 0; d < static_cast<int32_t>(spec.shape.size()); ++d) {
+      const DerivedSplit* x = input ? nullptr : DerivedFor(r, t, d);
+      const std::vector<int32_t> dims = x ? ShardingDims(r, choice, t, d) : std::vector<int32_t>{};
+      if (dims.empty()) {
+        spec.splits.push_back(SplitFor(current, r, choice, t, d, spec.shape[d]));
+        continue;
+      }
+      WEFT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, Derive(*x, c.inputs, dims));
+      spec.splits.push_back(std::move(sizes));
+    }
     WEFT_ASSIGN_OR_RETURN(LayoutPtr l, Layout::Create(std::move(spec)));
     (input ? c.inputs : c.outputs).push_back(std::move(l));
   }

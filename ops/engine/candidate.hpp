@@ -27,7 +27,9 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
 // The layouts of `choice` over the inputs' mesh. A tensor dim sharded by the same mesh dims as
 // the current layout of an aligned input dim takes that input's split (first in the aligned
 // group's order), so explicit and uneven splits carry into the outputs exactly; otherwise the
-// chunk rule. kInvalidArgument when the combination has no layout (e.g. two Partial ops).
+// chunk rule. An output dim with a derived split (RuleResult::derived) takes the sizes made
+// from the candidate's input layouts instead. kInvalidArgument when the combination has no
+// layout (e.g. two Partial ops, a derived split that is not exact).
 Result<Candidate> BuildCandidate(std::span<const placement::LayoutPtr> current, const RuleResult& r,
                                  std::vector<int32_t> choice);
 

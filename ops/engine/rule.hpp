@@ -47,6 +47,24 @@ struct DimStrategy {
   std::vector<PlacementCode> codes;
 };
 
+// An output dim's split computed from the splits the candidate gives input dims, where it is
+// not a copy of one (docs/design/rules.md "Derived splits"). Applies when the output dim is
+// sharded; every `from` dim must then be sharded by the same mesh dims, piece p of the output
+// made from piece p of each, or the candidate is invalid (the engine redistributes instead).
+struct DerivedSplit {
+  enum class Kind : uint8_t {
+    kScale,   // sizes[p] = from[0].sizes[p] * num / den; invalid unless every one divides
+    kConcat,  // sizes[p] = sum over `from` of their sizes[p] (cat of local pieces); invalid
+              // unless the pieces stay in order: none of an input after one of a later input
+    kWindow,  // sizes[p] = |piece p of from[0] ∩ [start, start + length)| (narrow)
+  };
+  Kind kind = Kind::kScale;
+  DimRef out;                     // an output's dim (tensors numbered inputs first)
+  std::vector<DimRef> from;       // input dims: one, or several for kConcat
+  int64_t num = 1, den = 1;       // kScale
+  int64_t start = 0, length = 0;  // kWindow
+};
+
 struct RuleResult {
   std::vector<TensorInfo> outputs;
   // In the rule's order of preference: ties between candidates of equal cost go to the
@@ -56,6 +74,9 @@ struct RuleResult {
   // matmul's contracted dims, an output dim and the input dim it comes from): the engine
   // gives them one split, so uneven and explicit splits carry through exactly.
   std::vector<std::vector<DimRef>> aligned;
+  // Output dims whose pieces are made otherwise (reshape, cat, narrow along a sharded dim);
+  // they take precedence over `aligned`.
+  std::vector<DerivedSplit> derived;
 };
 
 // A rule: checks the inputs (shapes, dtypes, attributes) and fills the result. Pure and

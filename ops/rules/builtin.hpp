@@ -10,12 +10,18 @@ Status RegisterPointwise(Registry& r);  // pointwise.cpp
 Status RegisterMatmul(Registry& r);     // matmul.cpp
 Status RegisterLinear(Registry& r);     // linear.cpp
 Status RegisterEinsum(Registry& r);     // einsum.cpp
+Status RegisterView(Registry& r);       // view.cpp
+Status RegisterConcat(Registry& r);     // concat.cpp
+Status RegisterIndex(Registry& r);      // index.cpp
 
 inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
   WEFT_RETURN_IF_ERROR(RegisterMatmul(r));
   WEFT_RETURN_IF_ERROR(RegisterLinear(r));
   WEFT_RETURN_IF_ERROR(RegisterEinsum(r));
+  WEFT_RETURN_IF_ERROR(RegisterView(r));
+  WEFT_RETURN_IF_ERROR(RegisterConcat(r));
+  WEFT_RETURN_IF_ERROR(RegisterIndex(r));
   return Status::Ok();
 }
 

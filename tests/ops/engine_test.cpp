@@ -14,81 +14,14 @@
 
 #include "ops/rules/builtin.hpp"
 #include "placement/planner/search.hpp"
+#include "tests/ops/engine_fixture.hpp"
 
 namespace weft::ops {
 namespace {
 
-using placement::LayoutPtr;
-using placement::MeshPtr;
-using placement::Partial;
-using placement::Placement;
-using placement::Replicate;
-using placement::Shard;
+using namespace weft::ops::testing;  // NOLINT: the fixture's helpers
 
-const DType kF32{kCodeFloat, 32, 1};
-
-MeshPtr Mesh(std::vector<int64_t> shape) {
-  placement::Mesh::Spec s;
-  s.shape = std::move(shape);
-  return *placement::Mesh::Create(std::move(s));
-}
-
-LayoutPtr Make(const MeshPtr& mesh, std::vector<int64_t> shape, std::vector<Placement> p,
-               std::vector<std::optional<std::vector<int64_t>>> splits = {}) {
-  placement::Layout::Spec s{mesh, std::move(shape), kF32, std::move(p), std::move(splits)};
-  auto l = placement::Layout::Create(std::move(s));
-  EXPECT_TRUE(l.ok()) << l.status().message();
-  return *l;
-}
-
-const Placement R = Replicate{};
-Placement S(int32_t d) { return Shard{d}; }
-Placement P(ReduceOp op = ReduceOp::kSum) { return Partial{op}; }
-
-class EngineTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(RegisterBuiltins(registry_).ok()); }
-
-  StrategyPtr Run(const std::string& op, std::vector<LayoutPtr> in, const Attributes& a = {}) {
-    auto s = engine_.Propagate(op, in, a);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    if (!s.ok()) return nullptr;
-    CheckAgainstEnumeration(op, in, a, **s);
-    return *s;
-  }
-
-  // The pick is the first of the enumeration, every cost is what the planner says for moving
-  // each input, and the enumeration is sorted.
-  void CheckAgainstEnumeration(const std::string& op, const std::vector<LayoutPtr>& in,
-                               const Attributes& a, const Strategy& pick) {
-    auto all = engine_.Enumerate(op, in, a);
-    ASSERT_TRUE(all.ok()) << all.status().message();
-    ASSERT_FALSE(all->empty());
-    EXPECT_EQ((*all)[0]->choice, pick.choice);
-    EXPECT_EQ((*all)[0]->cost, pick.cost);
-    for (size_t k = 0; k < all->size(); ++k) {
-      const Strategy& s = *(*all)[k];
-      if (k > 0) {
-        EXPECT_LE((*all)[k - 1]->cost, s.cost);
-      }
-      double sum = 0;
-      for (size_t i = 0; i < in.size(); ++i) {
-        double want = 0;
-        if (!in[i]->SameAs(*s.inputs[i])) {
-          auto plan = placement::planner::PlanRedistribute(in[i], s.inputs[i]);
-          ASSERT_TRUE(plan.ok()) << plan.status().message();
-          want = plan->cost;
-        }
-        EXPECT_DOUBLE_EQ(s.input_costs[i], want) << s.Describe();
-        sum += want;
-      }
-      EXPECT_DOUBLE_EQ(s.cost, sum);
-    }
-  }
-
-  Registry registry_;
-  Engine engine_{registry_};
-};
+class EngineTest : public EngineFixture {};
 
 TEST_F(EngineTest, MatmulRowsStayRowsWithoutMoving) {
   auto m = Mesh({4});
