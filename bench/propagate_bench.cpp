@@ -4,6 +4,7 @@
 // 50 us, 200 us).
 #include <benchmark/benchmark.h>
 
+#include <string>
 #include <vector>
 
 #include "ops/engine/engine.hpp"
@@ -72,6 +73,20 @@ void BM_EnumerateMatmul2d(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_EnumerateMatmul2d)->Unit(benchmark::kMicrosecond);
+
+// The wording: every candidate of an einsum on a 2-D mesh (attention scores, heads
+// sharded on one mesh dim and the query sequence on the other).
+void BM_EnumerateEinsum2d(benchmark::State& state) {
+  std::vector<LayoutPtr> in = {Make({2, 2}, {8, 16, 256, 64}, {Shard{1}, Shard{2}}),
+                               Make({2, 2}, {8, 16, 256, 64}, {Shard{1}, Replicate{}})};
+  Attributes attrs;
+  (void)attrs.Set("equation", std::string("bhqd,bhkd->bhqk"));
+  for (auto _ : state) {
+    Engine engine(Builtins());
+    benchmark::DoNotOptimize(engine.Enumerate("einsum", in, attrs));
+  }
+}
+BENCHMARK(BM_EnumerateEinsum2d)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
