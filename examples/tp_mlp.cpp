@@ -47,7 +47,9 @@ using Layout = std::shared_ptr<weft_layout_t>;
 using Strategy = std::unique_ptr<weft_strategy_t, Deleter<weft_strategy_destroy>>;
 using Plan = std::unique_ptr<weft_plan_t, Deleter<weft_plan_destroy>>;
 
-Layout Own(weft_layout_t* l) { return Layout(l, [](weft_layout_t* p) { weft_layout_destroy(p); }); }
+Layout Own(weft_layout_t* l) {
+  return Layout(l, [](weft_layout_t* p) { weft_layout_destroy(p); });
+}
 
 constexpr DLDataType kF32{kDLFloat, 32, 1};
 
@@ -96,9 +98,9 @@ class Program {
   }
 
   // One operator: the strategy, the inputs brought to it, the local kernel, the output.
-  Tensor Apply(const char* step, const char* op, std::vector<const Tensor*> in,
-               const char* equation,
-               const std::function<Dense(std::vector<const Dense*>, std::vector<int64_t>)>& kernel) {
+  Tensor Apply(
+      const char* step, const char* op, std::vector<const Tensor*> in, const char* equation,
+      const std::function<Dense(std::vector<const Dense*>, std::vector<int64_t>)>& kernel) {
     std::vector<const weft_layout_t*> layouts;
     for (const Tensor* t : in) layouts.push_back(t->layout.get());
     weft_attr_t attr{};
@@ -202,9 +204,9 @@ int Main(weft_context_t* ctx) {
   Program p(ctx, mesh, rules);
   const weft_placement_t R = WEFT_PLACEMENT_REPLICATE, S0 = WEFT_PLACEMENT_SHARD(0),
                          S1 = WEFT_PLACEMENT_SHARD(1);
-  const Tensor x = p.Make({B, D}, {S0, R}, X);      // batch over dp
-  const Tensor w1 = p.Make({H, D}, {R, S0}, W1);    // column-parallel: out features over tp
-  const Tensor w2 = p.Make({O, H}, {R, S1}, W2);    // row-parallel: in features over tp
+  const Tensor x = p.Make({B, D}, {S0, R}, X);    // batch over dp
+  const Tensor w1 = p.Make({H, D}, {R, S0}, W1);  // column-parallel: out features over tp
+  const Tensor w2 = p.Make({O, H}, {R, S1}, W2);  // row-parallel: in features over tp
   auto einsum = [](const char* eq) {
     return [eq](std::vector<const Dense*> in, std::vector<int64_t> shape) {
       return Einsum(eq, in, shape);

@@ -25,9 +25,13 @@ struct Dense {
     return values[static_cast<size_t>(shape.size() > 1 ? i * shape[1] + j : i)];
   }
   DLTensor Tensor() const {
-    return DLTensor{const_cast<float*>(values.data()), {kDLCPU, 0},
-                    static_cast<int32_t>(shape.size()), {kDLFloat, 32, 1},
-                    const_cast<int64_t*>(shape.data()), nullptr, 0};
+    return DLTensor{const_cast<float*>(values.data()),
+                    {kDLCPU, 0},
+                    static_cast<int32_t>(shape.size()),
+                    {kDLFloat, 32, 1},
+                    const_cast<int64_t*>(shape.data()),
+                    nullptr,
+                    0};
   }
 };
 
@@ -118,7 +122,9 @@ struct Reference {
                            double (*x)(int64_t, int64_t), double (*w1)(int64_t, int64_t),
                            double (*w2)(int64_t, int64_t)) {
     std::vector<double> h(B * H), da(B * H, 0);
-    Reference r{{{}, {0}}, {{H, D}, std::vector<float>(H * D)}, {{O, H}, std::vector<float>(O * H)},
+    Reference r{{{}, {0}},
+                {{H, D}, std::vector<float>(H * D)},
+                {{O, H}, std::vector<float>(O * H)},
                 {{B, D}, std::vector<float>(B * D)}};
     double loss = 0;
     for (int64_t b = 0; b < B; ++b)

@@ -12,7 +12,7 @@
 #include "ops/declarative/rules_file.hpp"
 #include "ops/engine/engine.hpp"
 #include "ops/rules/builtin.hpp"
-#include "test_layouts.hpp"
+#include "tests/ops/engine_fixture.hpp"
 
 namespace weft::ops {
 namespace {
@@ -56,24 +56,13 @@ TEST(EinsumParse, ErrorsNameTheColumn) {
   EXPECT_NE(shifted.status().message().find("column 24"), std::string::npos);
 }
 
-class DeclarativeTest : public ::testing::Test {
+class DeclarativeTest : public EngineFixture {
  protected:
-  void SetUp() override { ASSERT_TRUE(RegisterBuiltins(registry_).ok()); }
-
-  StrategyPtr Run(const std::string& op, std::vector<LayoutPtr> in, const Attributes& a = {}) {
-    auto s = engine_.Propagate(op, in, a);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    return s.ok() ? *s : nullptr;
-  }
-
   static Attributes Eq(const std::string& e) {
     Attributes a;
     EXPECT_TRUE(a.Set("equation", e).ok());
     return a;
   }
-
-  Registry registry_;
-  Engine engine_{registry_};
 };
 
 TEST_F(DeclarativeTest, ContractedShardGivesPartialSum) {

@@ -11,7 +11,7 @@
 #include "ops/engine/engine.hpp"
 #include "ops/plugin/rules_plugin.hpp"
 #include "ops/rules/builtin.hpp"
-#include "test_layouts.hpp"
+#include "tests/ops/engine_fixture.hpp"
 
 namespace weft::ops {
 namespace {
@@ -21,12 +21,7 @@ using namespace weft::ops::testing;  // NOLINT(google-build-using-namespace)
 const std::string kDir = WEFT_TEST_PLUGIN_DIR;
 const std::string kBadDir = WEFT_TEST_BAD_PLUGIN_DIR;
 
-class PluginTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(RegisterBuiltins(registry_).ok()); }
-  Registry registry_;
-  Engine engine_{registry_};
-};
+class PluginTest : public EngineFixture {};
 
 TEST_F(PluginTest, AtenNamesAreAliasesOfTheBuiltins) {
   Status s = LoadRulesPlugin(registry_, kDir + "/libweft-rules-aten.so");
@@ -67,6 +62,7 @@ TEST_F(PluginTest, FftOfAShardedDimPlansTheTranspose) {
   ASSERT_TRUE(attrs.Set("dim", int64_t{0}).ok());
   auto st = engine_.Propagate("fft", std::vector<LayoutPtr>{x}, attrs);
   ASSERT_TRUE(st.ok()) << st.status().message();
+  CheckAgainstEnumeration("fft", {x}, attrs, **st);
   EXPECT_TRUE((*st)->inputs[0]->SameAs(*Make(mesh, {8, 16, 2}, {S(1)}))) << (*st)->Describe();
   EXPECT_TRUE((*st)->outputs[0]->SameAs(*Make(mesh, {8, 16, 2}, {S(1)})));
   EXPECT_GT((*st)->cost, 0);
