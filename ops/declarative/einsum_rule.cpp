@@ -14,7 +14,7 @@ namespace {
 // repeats it (a diagonal: no strategy shards it, one mesh dim cannot cut two dims of a tensor
 // alike and keep the diagonal local).
 struct Letter {
-  int64_t extent = 1;
+  int64_t extent = -1;  // -1 until a tensor says
   bool repeated = false;
 };
 
@@ -38,10 +38,12 @@ Result<std::map<char, Letter>> Extents(const EinsumSpec& spec, std::string_view 
       Letter& l = letters[sub[d]];
       const int64_t e = in[t].shape[d];
       if (sub.find(sub[d]) != d) l.repeated = true;
-      if (e != l.extent && e != 1 && l.extent != 1)
+      if (l.extent < 0 || l.extent == 1) {
+        l.extent = l.extent < 0 || e != 1 ? e : l.extent;  // a 1 broadcasts to what comes
+      } else if (e != l.extent && e != 1) {
         return bad(std::string("letter '") + sub[d] + "' is " + std::to_string(l.extent) +
                    " in one place and " + std::to_string(e) + " in input " + std::to_string(t));
-      l.extent = std::max(l.extent, e);
+      }
     }
   }
   return letters;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/declarative/einsum.hpp"
 #include "ops/rules/builtin.hpp"
 
 namespace weft::ops {
@@ -49,6 +50,17 @@ Status MatmulRule(std::span<const TensorInfo> in, const Attributes&, RuleResult*
   return Status::Ok();
 }
 
+// The product as an einsum over the operands' ranks ("...mk,...kn->...mn").
+Status MatmulKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
+  const size_t nd = call.inputs[0].shape.size();
+  std::string batch;
+  for (size_t d = 0; d + 2 < nd; ++d) batch.push_back(static_cast<char>('a' + d));
+  auto spec = ParseEinsum(batch + "mk," + batch + "kn->" + batch + "mn");
+  if (!spec.ok()) return spec.status();
+  out->resize(1);
+  return EinsumKernel(*spec, "matmul", call.inputs, &(*out)[0]);
+}
+
 }  // namespace
 
 Status RegisterMatmul(Registry& reg) {
@@ -56,6 +68,7 @@ Status RegisterMatmul(Registry& reg) {
   op.name = "matmul";
   op.min_inputs = op.max_inputs = 2;
   op.rule = MatmulRule;
+  op.kernel = MatmulKernel;
   WEFT_RETURN_IF_ERROR(reg.Add(std::move(op)));
   WEFT_RETURN_IF_ERROR(reg.AddAlias("mm", "matmul", "built-in"));
   return reg.AddAlias("bmm", "matmul", "built-in");

@@ -105,6 +105,7 @@ Status Add(Registry& reg, const std::string& name, int32_t arity,
                                                    const Attributes&, RuleResult* r) {
     return Rule(name, partials, in, r);
   };
+  op.kernel = PointwiseKernel(name);
   return reg.Add(std::move(op));
 }
 
