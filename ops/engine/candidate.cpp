@@ -180,6 +180,12 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
           (codes[t].dim < 0 || codes[t].dim >= ndim(t)))
         return Internal(who + "shards dim " + Str(codes[t].dim) + " of tensor " + Str(int64_t(t)) +
                         ", which has " + Str(ndim(t)) + " dims");
+    for (const OpComm& c : r.strategies[k].comm)
+      if (c.tensor < 0 || static_cast<size_t>(c.tensor) >= n || c.dim < 0 ||
+          c.dim >= ndim(static_cast<size_t>(c.tensor)) || c.width < 1)
+        return Internal(who + "gave strategy " + Str(int64_t(k)) + " communication over dim " +
+                        Str(c.dim) + " of tensor " + Str(c.tensor) + " (width " + Str(c.width) +
+                        "), which does not exist");
   }
   for (const auto& g : r.aligned)
     for (const DimRef& x : g)

@@ -7,6 +7,7 @@
 #include "common/fnv1a.hpp"
 #include "ops/engine/candidate.hpp"
 #include "ops/engine/estimate.hpp"
+#include "ops/engine/op_comm.hpp"
 #include "placement/planner/search.hpp"
 
 namespace weft::ops {
@@ -73,6 +74,7 @@ uint64_t LayoutFingerprint(const Layout& l) {
 
 std::string Strategy::Describe() const {
   std::string out = op + ": cost " + std::to_string(cost * 1e6) + " us";
+  if (op_cost > 0) out += " (its own communication " + std::to_string(op_cost * 1e6) + " us)";
   for (size_t i = 0; i < inputs.size(); ++i)
     out += "\n  input " + Str(int64_t(i)) + " -> " + inputs[i]->Describe() + " (" +
            std::to_string(input_costs[i] * 1e6) + " us)";
@@ -126,6 +128,17 @@ StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
     s->input_costs.push_back(*cost);
     s->cost += *cost;
   }
+  for (size_t m = 0; m < c->choice.size(); ++m) {
+    if (c->choice[m] < 0) continue;
+    for (const OpComm& comm : r.strategies[static_cast<size_t>(c->choice[m])].comm) {
+      const auto t = static_cast<size_t>(comm.tensor);
+      const LayoutPtr& l = t < c->inputs.size() ? c->inputs[t] : c->outputs[t - c->inputs.size()];
+      auto cost = OpCommCost(model_, *l, static_cast<int32_t>(m), comm);
+      if (!cost.ok()) return nullptr;
+      s->op_cost += *cost;
+    }
+  }
+  s->cost += s->op_cost;
   s->op = op.name;
   s->inputs = std::move(c->inputs);
   s->outputs = std::move(c->outputs);

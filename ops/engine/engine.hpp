@@ -27,7 +27,8 @@ struct Strategy {
   std::vector<placement::LayoutPtr> inputs;   // where each input must be brought
   std::vector<placement::LayoutPtr> outputs;  // what the local kernel's results make up
   std::vector<double> input_costs;            // seconds to redistribute each input there
-  double cost = 0;                            // their sum (+ the op's own communication)
+  double op_cost = 0;                         // the op's own communication (OpComm)
+  double cost = 0;                            // the input costs' sum + op_cost
   std::vector<int32_t> choice;                // per mesh dim, the dim strategy (-1: extent 1)
   std::string Describe() const;
 };

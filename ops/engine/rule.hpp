@@ -42,9 +42,23 @@ struct DimRef {
   friend bool operator==(const DimRef&, const DimRef&) = default;
 };
 
+// Communication an operator does itself under a dim strategy, over the mesh dim the strategy
+// is chosen for (vocab-parallel cross-entropy's all-reduces of row maxima and sums, cumsum's
+// exchange of shard totals): redistribute does not see it, so the engine adds its cost. The
+// message is `width` elements per element of tensor `tensor`'s block in the candidate layout
+// with dim `dim` collapsed to one (an all-gather: every rank of the group contributes one).
+struct OpComm {
+  enum class Kind : uint8_t { kAllReduce, kAllGather };
+  Kind kind = Kind::kAllReduce;
+  int32_t tensor = 0;  // inputs first, then outputs (as DimRef)
+  int32_t dim = 0;
+  int64_t width = 1;
+};
+
 // Codes for every input, then every output: one way the op runs on one mesh dim.
 struct DimStrategy {
   std::vector<PlacementCode> codes;
+  std::vector<OpComm> comm;  // the op's own communication on that mesh dim; usually none
 };
 
 // An output dim's split computed from the splits the candidate gives input dims, where it is

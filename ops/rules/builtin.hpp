@@ -16,6 +16,12 @@ Status RegisterEinsum(Registry& r);               // einsum.cpp
 Status RegisterView(Registry& r);                 // view.cpp
 Status RegisterConcat(Registry& r);               // concat.cpp
 Status RegisterIndex(Registry& r);                // index.cpp
+Status RegisterReduction(Registry& r);            // reduction.cpp
+Status RegisterNorm(Registry& r);                 // norm.cpp
+Status RegisterEmbedding(Registry& r);            // embedding.cpp
+Status RegisterScan(Registry& r);                 // scan.cpp
+Status RegisterSelect(Registry& r);               // select.cpp
+Status RegisterAttention(Registry& r);            // attention.cpp
 
 inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
@@ -25,6 +31,12 @@ inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterView(r));
   WEFT_RETURN_IF_ERROR(RegisterConcat(r));
   WEFT_RETURN_IF_ERROR(RegisterIndex(r));
+  WEFT_RETURN_IF_ERROR(RegisterReduction(r));
+  WEFT_RETURN_IF_ERROR(RegisterNorm(r));
+  WEFT_RETURN_IF_ERROR(RegisterEmbedding(r));
+  WEFT_RETURN_IF_ERROR(RegisterScan(r));
+  WEFT_RETURN_IF_ERROR(RegisterSelect(r));
+  WEFT_RETURN_IF_ERROR(RegisterAttention(r));
   return Status::Ok();
 }
 

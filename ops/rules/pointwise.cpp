@@ -8,12 +8,12 @@
 //   maximum, minimum: P(max) with P(max) or R -> P(max) (and min with min): max is associative;
 //   monotone non-decreasing unary ops (relu, tanh, sigmoid, exp) keep P(max) and P(min), and
 //   nothing else (relu of a partial sum is not the sum of relus).
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ops/rules/builtin.hpp"
+#include "ops/rules/rule_util.hpp"
 
 namespace weft::ops {
 namespace {
@@ -23,71 +23,11 @@ struct PartialCase {
   PlacementCode output;
 };
 
-// Orders dtypes for promotion: bool < integers < floats < complex, then by width.
-int Rank(DType t) {
-  switch (t.code) {
-    case kCodeBool:
-      return 0;
-    case kCodeInt:
-    case kCodeUInt:
-      return 1;
-    case kCodeFloat:
-    case kCodeBfloat:
-      return 2;
-    case kCodeComplex:
-      return 3;
-    default:
-      return 4;
-  }
-}
-
-Result<std::vector<int64_t>> Broadcast(const std::string& op, std::span<const TensorInfo> in) {
-  size_t nd = 0;
-  for (const TensorInfo& t : in) nd = std::max(nd, t.shape.size());
-  std::vector<int64_t> out(nd, 1);
-  for (const TensorInfo& t : in) {
-    const size_t lead = nd - t.shape.size();
-    for (size_t d = 0; d < t.shape.size(); ++d) {
-      const int64_t e = t.shape[d];
-      int64_t& o = out[lead + d];
-      if (e == o || e == 1) continue;
-      if (o != 1) {
-        std::string shapes;
-        for (const TensorInfo& x : in)
-          shapes += (shapes.empty() ? "" : " and ") + ShapeText(x.shape);
-        return InvalidArgument("operator '" + op + "': shapes " + shapes + " do not broadcast");
-      }
-      o = e;
-    }
-  }
-  return out;
-}
-
 Status Rule(const std::string& op, const std::vector<PartialCase>& partials,
             std::span<const TensorInfo> in, RuleResult* r) {
-  WEFT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, Broadcast(op, in));
-  DType dtype = in[0].dtype;
-  for (const TensorInfo& t : in)
-    if (Rank(t.dtype) > Rank(dtype) || (Rank(t.dtype) == Rank(dtype) && t.dtype.bits > dtype.bits))
-      dtype = t.dtype;
-  r->outputs.push_back({shape, dtype});
-  const size_t n = in.size(), nd = shape.size();
-  r->strategies.push_back(Replicated(n + 1));
-  for (size_t d = 0; d < nd; ++d) {
-    DimStrategy s = Replicated(n + 1);
-    std::vector<DimRef> group;
-    for (size_t i = 0; i < n; ++i) {
-      const size_t lead = nd - in[i].shape.size();
-      if (d < lead || in[i].shape[d - lead] != shape[d]) continue;  // broadcast here: R
-      const auto e = static_cast<int32_t>(d - lead);
-      s.codes[i] = PlacementCode::S(e);
-      group.push_back({static_cast<int32_t>(i), e});
-    }
-    s.codes[n] = PlacementCode::S(static_cast<int32_t>(d));
-    group.push_back({static_cast<int32_t>(n), static_cast<int32_t>(d)});
-    r->strategies.push_back(std::move(s));
-    r->aligned.push_back(std::move(group));
-  }
+  WEFT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, BroadcastShape(op, in));
+  r->outputs.push_back({shape, PromotedDType(in)});
+  AddBroadcastStrategies(in, shape, r);
   for (const PartialCase& p : partials) {
     DimStrategy s{p.inputs};
     s.codes.push_back(p.output);
