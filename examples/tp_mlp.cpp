@@ -216,7 +216,7 @@ int Main(weft_context_t* ctx) {
   const Tensor h = p.Apply("h", "linear", {&x, &w1}, nullptr, einsum("bd,hd->bh"));
   const Tensor a = p.Apply("a", "gelu", {&h}, nullptr, tp_mlp::Map(tp_mlp::Gelu));
   const Tensor y = p.Apply("y", "linear", {&a, &w2}, nullptr, einsum("bh,oh->bo"));
-  const Tensor loss = p.Apply("loss", "einsum", {&y}, "bo->", einsum("bo->"));
+  const Tensor loss = p.Apply("loss", "sum", {&y}, nullptr, einsum("bo->"));
   if (p.rank() == 0) std::printf("backward\n");
   // d loss / d y: ones wherever y is, Replicate where y is Partial (the adjoint of a sum).
   const Tensor dy = p.Make({B, O}, {S0, R}, One);

@@ -112,8 +112,8 @@ Case Product(const std::string& op, Rng& rng) {
     if (U(rng, 0, 1)) Add(c, {n}, Values::kAny, rng);
     return c;
   }
-  const std::vector<int64_t> out = op == "addmm" ? std::vector<int64_t>{m, n}
-                                                 : std::vector<int64_t>{b, m, n};
+  const std::vector<int64_t> out =
+      op == "addmm" ? std::vector<int64_t>{m, n} : std::vector<int64_t>{b, m, n};
   Add(c, Broadcastable(out, rng), Values::kAny, rng);
   Add(c, op == "addmm" ? std::vector<int64_t>{m, k} : std::vector<int64_t>{b, m, k}, Values::kAny,
       rng);
@@ -125,9 +125,8 @@ Case Product(const std::string& op, Rng& rng) {
 }
 
 Case Einsum(const std::string& op, Rng& rng) {
-  const char* equations[] = {"ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "ij->j",
-                             "ij,ij->ij", "i,j->ij",      "ijk->ki",         "ii->i",
-                             "ij,j"};
+  const char* equations[] = {"ij,jk->ik", "bij,bjk->bik", "bhqd,bhkd->bhqk", "ij->j", "ij,ij->ij",
+                             "i,j->ij",   "ijk->ki",      "ii->i",           "ij,j"};
   const std::string eq = equations[U(rng, 0, 8)];
   Case c{op, {}, {}, {}, 0, {}};
   (void)c.attrs.Set("equation", eq);
@@ -148,7 +147,6 @@ Case Einsum(const std::string& op, Rng& rng) {
   }
   return c;
 }
-
 
 Case Reshape(const std::string& op, Rng& rng) {
   Case c{op, {}, {}, {}, 0, {}};
@@ -179,7 +177,8 @@ Case Reshape(const std::string& op, Rng& rng) {
         out.push_back(x[d]);
       }
     }
-    if (U(rng, 0, 2) == 0) out[static_cast<size_t>(U(rng, 0, static_cast<int64_t>(out.size()) - 1))] = -1;
+    if (U(rng, 0, 2) == 0)
+      out[static_cast<size_t>(U(rng, 0, static_cast<int64_t>(out.size()) - 1))] = -1;
     (void)c.attrs.Set("shape", out);
   }
   return c;
@@ -258,12 +257,116 @@ Case Index(const std::string& op, Rng& rng) {
   } else {
     std::vector<int64_t> ix = x;
     for (size_t d = 0; d < ix.size(); ++d)
-      ix[d] = static_cast<int64_t>(d) == dim ? U(rng, 0, 4) : U(rng, ix[d] > 1 ? ix[d] - 1 : 1, ix[d]);
+      ix[d] =
+          static_cast<int64_t>(d) == dim ? U(rng, 0, 4) : U(rng, ix[d] > 1 ? ix[d] - 1 : 1, ix[d]);
     AddIndex(c, ix, x[static_cast<size_t>(dim)], rng);
   }
   return c;
 }
 
+Case Reduce(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  const std::vector<int64_t> x = Shape(rng, U(rng, 1, 3), op == "argmax" ? 1 : 0, 4);
+  const auto nd = static_cast<int64_t>(x.size());
+  Add(c, x, Values::kAny, rng);
+  if (U(rng, 0, 3) > 0) {
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < nd; ++d)
+      if (U(rng, 0, 1) || (op == "argmax" && dims.empty() && d == nd - 1)) dims.push_back(d);
+    if (op == "argmax") dims.resize(1);
+    if (!dims.empty()) (void)c.attrs.Set("dims", dims);
+  }
+  if (U(rng, 0, 1)) (void)c.attrs.Set("keepdim", true);
+  c.tolerance = op == "mean" ? kFloatTolerance : 0;
+  return c;
+}
+
+Case Norm(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, kFloatTolerance, {}};
+  const std::vector<int64_t> x = Shape(rng, U(rng, 1, 3), 1, 4);
+  const auto nd = static_cast<int64_t>(x.size());
+  Add(c, x, Values::kAny, rng);
+  if (op == "softmax" || op == "log_softmax") {
+    (void)c.attrs.Set("dim", U(rng, 0, nd - 1));
+  } else if (op == "dropout") {
+    (void)c.attrs.Set("p", 0.25);
+    (void)c.attrs.Set("seed", U(rng, 0, 1000));
+    c.tolerance = 0;
+  } else {  // layer_norm, rms_norm over the last `ndims` dims, with weight (and bias)
+    const int64_t k = U(rng, 1, nd);
+    (void)c.attrs.Set("ndims", k);
+    const std::vector<int64_t> w(x.end() - k, x.end());
+    for (int64_t extra = U(rng, 0, op == "layer_norm" ? 2 : 1); extra > 0; --extra)
+      Add(c, w, Values::kAny, rng);
+  }
+  return c;
+}
+
+Case Embedding(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  if (op == "embedding") {
+    const int64_t v = U(rng, 1, 6);
+    Add(c, {v, U(rng, 1, 4)}, Values::kAny, rng);
+    AddIndex(c, Shape(rng, U(rng, 1, 2), 0, 4), v, rng);
+  } else {
+    const int64_t n = U(rng, 1, 5), k = U(rng, 1, 6);
+    Add(c, {n, k}, Values::kAny, rng);
+    AddIndex(c, {n}, k, rng);
+    const char* reductions[] = {"mean", "sum", "none"};
+    (void)c.attrs.Set("reduction", std::string(reductions[U(rng, 0, 2)]));
+    c.tolerance = kFloatTolerance;
+  }
+  return c;
+}
+
+Case Scan(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  const std::vector<int64_t> x = Shape(rng, U(rng, 1, 3), 1, 5);
+  const auto nd = static_cast<int64_t>(x.size());
+  const int64_t dim = U(rng, 0, nd - 1);
+  Add(c, x, Values::kAny, rng);
+  (void)c.attrs.Set("dim", dim);
+  if (op == "topk") {
+    (void)c.attrs.Set("k", U(rng, 0, x[static_cast<size_t>(dim)]));
+    (void)c.attrs.Set("largest", U(rng, 0, 1) == 1);
+  } else if (op == "sort") {
+    (void)c.attrs.Set("descending", U(rng, 0, 1) == 1);
+  }
+  return c;
+}
+
+// A 0/1 mask of `shape`, never Partial.
+void AddMask(Case& c, std::vector<int64_t> shape, Rng& rng) {
+  AddIndex(c, std::move(shape), 2, rng);
+  c.inputs.back().dtype = DType{kCodeBool, 8, 1};
+}
+
+Case Select(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  const std::vector<int64_t> base = Shape(rng, U(rng, 1, 3));
+  if (op == "where") {
+    AddMask(c, Broadcastable(base, rng), rng);
+    Add(c, Broadcastable(base, rng), Values::kAny, rng);
+    Add(c, base, Values::kAny, rng);
+  } else {
+    Add(c, base, Values::kAny, rng);
+    AddMask(c, Broadcastable(base, rng), rng);
+    (void)c.attrs.Set("value", static_cast<double>(U(rng, -5, 5)));
+  }
+  return c;
+}
+
+Case Attention(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, kFloatTolerance, {}};
+  const int64_t b = U(rng, 1, 2), h = U(rng, 1, 3), lq = U(rng, 1, 4), e = U(rng, 1, 3);
+  const bool causal = U(rng, 0, 1) == 1;
+  const int64_t lk = causal ? lq : U(rng, 1, 4), ev = U(rng, 1, 3);
+  Add(c, {b, h, lq, e}, Values::kAny, rng);
+  Add(c, {b, h, lk, e}, Values::kAny, rng);
+  Add(c, {b, h, lk, ev}, Values::kAny, rng);
+  if (causal) (void)c.attrs.Set("is_causal", true);
+  return c;
+}
 
 // The scientific plugin's operators (plugins/scientific).
 Case Scientific(const std::string& op, Rng& rng) {
@@ -294,13 +397,25 @@ Case Scientific(const std::string& op, Rng& rng) {
 // PyTorch's names (plugins/aten): the target's case under the alias.
 const std::map<std::string, std::string>& AtenTargets() {
   static const std::map<std::string, std::string> k = {
-      {"aten.add.Tensor", "add"},         {"aten.mul.Tensor", "mul"},
-      {"aten.gelu.default", "gelu"},      {"aten.mm.default", "mm"},
-      {"aten.bmm.default", "bmm"},        {"aten.linear.default", "linear"},
-      {"aten.addmm.default", "addmm"},    {"aten.einsum.default", "einsum"},
-      {"aten.view.default", "view"},      {"aten.permute.default", "permute"},
-      {"aten.cat.default", "cat"},        {"aten.slice.Tensor", "slice"},
+      {"aten.add.Tensor", "add"},
+      {"aten.mul.Tensor", "mul"},
+      {"aten.gelu.default", "gelu"},
+      {"aten.mm.default", "mm"},
+      {"aten.bmm.default", "bmm"},
+      {"aten.linear.default", "linear"},
+      {"aten.addmm.default", "addmm"},
+      {"aten.einsum.default", "einsum"},
+      {"aten.view.default", "view"},
+      {"aten.permute.default", "permute"},
+      {"aten.cat.default", "cat"},
+      {"aten.slice.Tensor", "slice"},
       {"aten.gather.default", "gather"},
+      {"aten.sum.dim_IntList", "sum"},
+      {"aten._softmax.default", "softmax"},
+      {"aten.embedding.default", "embedding"},
+      {"aten.cumsum.default", "cumsum"},
+      {"aten.where.self", "where"},
+      {"aten.scaled_dot_product_attention.default", "scaled_dot_product_attention"},
   };
   return k;
 }
@@ -318,6 +433,12 @@ const std::vector<Family>& Families() {
         "expand", "contiguous"}},
       {"concat", {"cat", "stack", "split", "chunk", "narrow", "slice"}},
       {"index", {"index_select", "gather"}},
+      {"reduction", {"sum", "mean", "prod", "max", "min", "amax", "amin", "argmax"}},
+      {"norm", {"softmax", "log_softmax", "layer_norm", "rms_norm", "dropout"}},
+      {"embedding", {"embedding", "cross_entropy"}},
+      {"scan", {"cumsum", "sort", "topk"}},
+      {"select", {"where", "masked_fill"}},
+      {"attention", {"scaled_dot_product_attention", "sdpa"}},
       {"scientific", {"fft", "stencil", "spectral_mix"}, "scientific"},
       {"aten",
        [] {
@@ -344,6 +465,14 @@ Result<Case> MakeCase(const std::string& op, Rng& rng) {
       g[d] = DimMap;
     for (const char* k : {"cat", "stack", "split", "chunk", "narrow", "slice"}) g[k] = Concat;
     for (const char* i : {"index_select", "gather"}) g[i] = Index;
+    for (const char* r : {"sum", "mean", "prod", "max", "min", "amax", "amin", "argmax"})
+      g[r] = Reduce;
+    for (const char* n : {"softmax", "log_softmax", "layer_norm", "rms_norm", "dropout"})
+      g[n] = Norm;
+    for (const char* e : {"embedding", "cross_entropy"}) g[e] = Embedding;
+    for (const char* k : {"cumsum", "sort", "topk"}) g[k] = Scan;
+    for (const char* w : {"where", "masked_fill"}) g[w] = Select;
+    for (const char* a : {"scaled_dot_product_attention", "sdpa"}) g[a] = Attention;
     return g;
   }();
   if (auto alias = AtenTargets().find(op); alias != AtenTargets().end()) {

@@ -123,14 +123,14 @@ std::vector<RankBlock> Distribute(const DenseTensor& global, const placement::La
     auto [it, fresh] = drawn.try_emplace(g);
     if (fresh)
       for (double v : values) it->second.push_back(Shares(v, members, p, rng));
-    for (size_t k = 0; k < values.size(); ++k) values[k] = it->second[k][static_cast<size_t>(member)];
+    for (size_t k = 0; k < values.size(); ++k)
+      values[k] = it->second[k][static_cast<size_t>(member)];
   }
   return out;
 }
 
 std::string FirstDifference(const DenseTensor& got, const DenseTensor& want, double tolerance) {
-  if (got.shape != want.shape || got.values.size() != want.values.size())
-    return "shape differs";
+  if (got.shape != want.shape || got.values.size() != want.values.size()) return "shape differs";
   double scale = 0;
   for (double w : want.values) scale = std::max(scale, std::abs(w));
   for (size_t i = 0; i < want.values.size(); ++i) {

@@ -22,8 +22,7 @@ std::vector<int64_t> RandomSizes(int64_t n, int64_t pieces, Rng& rng) {
 }
 
 // The one-process result: the kernel on the global inputs.
-Result<std::vector<DenseTensor>> OneProcess(const OpDef& op, const Case& c,
-                                            const Strategy& any) {
+Result<std::vector<DenseTensor>> OneProcess(const OpDef& op, const Case& c, const Strategy& any) {
   std::vector<std::vector<int64_t>> shapes, zeros;
   for (const placement::LayoutPtr& l : any.outputs) shapes.push_back(l->shape());
   for (const DenseTensor& t : c.values) zeros.emplace_back(t.shape.size(), 0);
@@ -112,14 +111,17 @@ placement::LayoutPtr RandomLayout(const placement::MeshPtr& mesh, const TensorIn
         if (const auto* s = std::get_if<placement::Shard>(&spec.placements[m]);
             s && s->dim == static_cast<int32_t>(d))
           pieces *= mesh->shape()[m];
-      if (pieces > 1 && Uniform(rng, 0, 1) == 1) spec.splits[d] = RandomSizes(info.shape[d], pieces, rng);
+      if (pieces > 1 && Uniform(rng, 0, 1) == 1)
+        spec.splits[d] = RandomSizes(info.shape[d], pieces, rng);
     }
     if (auto l = placement::Layout::Create(std::move(spec)); l.ok()) return *l;
   }
-  placement::Layout::Spec spec{mesh, info.shape, info.dtype,
-                               std::vector<placement::Placement>(
-                                   static_cast<size_t>(mesh->ndim()), placement::Replicate{}),
-                               {}};
+  placement::Layout::Spec spec{
+      mesh,
+      info.shape,
+      info.dtype,
+      std::vector<placement::Placement>(static_cast<size_t>(mesh->ndim()), placement::Replicate{}),
+      {}};
   return *placement::Layout::Create(std::move(spec));
 }
 

@@ -32,7 +32,8 @@ class Gatherer {
     if (slot.parts.empty()) slot.parts.resize(static_cast<size_t>(n));
     slot.parts[static_cast<size_t>(member)] = mine;
     if (++slot.arrived == n) cv_.notify_all();
-    const bool done = cv_.wait_for(lock, std::chrono::seconds(10), [&] { return slot.arrived == n; });
+    const bool done =
+        cv_.wait_for(lock, std::chrono::seconds(10), [&] { return slot.arrived == n; });
     if (!done)
       return Internal("rank " + std::to_string(rank) + ": all_gather over mesh dim " +
                       std::to_string(mesh_dim) + " that its group never completed");
