@@ -45,30 +45,44 @@ std::string Context(const Case& c, const std::vector<placement::LayoutPtr>& curr
   return out + "\n  strategy " + s.Describe();
 }
 
-// One candidate: inputs cut by its layouts, the kernel per rank, outputs assembled; "" or why.
+// One candidate against the one-process result: "" or why not.
 std::string RunCandidate(const OpDef& op, const Case& c, const Strategy& s,
                          const std::vector<DenseTensor>& want, Rng& rng) {
-  std::vector<std::vector<RankBlock>> inputs;
-  for (size_t i = 0; i < c.values.size(); ++i)
-    inputs.push_back(Distribute(c.values[i], *s.inputs[i], rng));
-  auto outs = RunRanks(op.kernel, s, c.inputs, c.attrs, inputs);
-  if (!outs.ok()) return outs.status().message();
-  if (want.size() != s.outputs.size()) return "the kernel's output count differs from the rule's";
-  for (size_t o = 0; o < s.outputs.size(); ++o) {
-    std::vector<DenseTensor> blocks;
-    for (auto& per_rank : *outs) {
-      if (per_rank.size() != s.outputs.size()) return "a rank's kernel gave the wrong output count";
-      blocks.push_back(std::move(per_rank[o]));
-    }
-    auto got = Assemble(blocks, *s.outputs[o], c.tolerance);
-    if (!got.ok()) return "output " + std::to_string(o) + ": " + got.status().message();
-    const std::string diff = FirstDifference(*got, want[o], c.tolerance);
+  auto got = RunStrategy(op, s, c.inputs, c.values, c.attrs, c.tolerance, rng);
+  if (!got.ok()) return got.status().message();
+  if (got->size() != want.size()) return "the kernel's output count differs from the rule's";
+  for (size_t o = 0; o < want.size(); ++o) {
+    const std::string diff = FirstDifference((*got)[o], want[o], c.tolerance);
     if (!diff.empty()) return "output " + std::to_string(o) + ": " + diff;
   }
   return {};
 }
 
 }  // namespace
+
+Result<std::vector<DenseTensor>> RunStrategy(const OpDef& op, const Strategy& s,
+                                             std::span<const TensorInfo> inputs,
+                                             const std::vector<DenseTensor>& values,
+                                             const Attributes& attrs, double tolerance, Rng& rng) {
+  std::vector<std::vector<RankBlock>> blocks;
+  for (size_t i = 0; i < values.size(); ++i)
+    blocks.push_back(Distribute(values[i], *s.inputs[i], rng));
+  WEFT_ASSIGN_OR_RETURN(auto outs, RunRanks(op.kernel, s, inputs, attrs, blocks));
+  std::vector<DenseTensor> global;
+  for (size_t o = 0; o < s.outputs.size(); ++o) {
+    std::vector<DenseTensor> per_rank;
+    for (auto& rank_outputs : outs) {
+      if (rank_outputs.size() != s.outputs.size())
+        return Internal("a rank's kernel gave " + std::to_string(rank_outputs.size()) +
+                        " outputs, the rule " + std::to_string(s.outputs.size()));
+      per_rank.push_back(std::move(rank_outputs[o]));
+    }
+    auto got = Assemble(per_rank, *s.outputs[o], tolerance);
+    if (!got.ok()) return Internal("output " + std::to_string(o) + ": " + got.status().message());
+    global.push_back(std::move(*got));
+  }
+  return global;
+}
 
 placement::MeshPtr RandomMesh(Rng& rng) {
   placement::Mesh::Spec spec;

@@ -43,6 +43,14 @@ placement::MeshPtr RandomMesh(Rng& rng);
 placement::LayoutPtr RandomLayout(const placement::MeshPtr& mesh, const TensorInfo& info,
                                   bool partial, Rng& rng);
 
+// `s` run rank by rank on the global inputs `values`: each cut by the strategy's input layout,
+// the kernel on every rank, the outputs assembled by its output layouts (replicas compared
+// within `tolerance`). The global outputs, or what went wrong.
+Result<std::vector<DenseTensor>> RunStrategy(const OpDef& op, const Strategy& s,
+                                             std::span<const TensorInfo> inputs,
+                                             const std::vector<DenseTensor>& values,
+                                             const Attributes& attrs, double tolerance, Rng& rng);
+
 // Runs `c` over `layouts` random input layouts on random meshes; every candidate of each.
 CaseResult CheckCase(Engine& engine, const OpDef& op, const Case& c, int64_t layouts, Rng& rng);
 

@@ -1,5 +1,6 @@
 // What the families' tests share: one-process kernel calls, and the check that every
-// candidate strategy's sharded run (kernel_runner.hpp) reassembles the one-process result.
+// candidate strategy's sharded run (the validation harness's, ops/check) reassembles the
+// one-process result.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "ops/check/harness.hpp"
 #include "ops/rules/shape_util.hpp"
 #include "tests/ops/engine_fixture.hpp"
-#include "tests/ops/kernel_runner.hpp"
 
 namespace weft::ops {
 namespace {
@@ -63,7 +64,10 @@ class FamiliesTest : public EngineFixture {
     ASSERT_TRUE(all.ok()) << all.status().message();
     for (const StrategyPtr& s : *all) {
       SCOPED_TRACE(s->Describe());
-      auto got = testing::RunSharded(*registry_.Find(name), *s, in, a);
+      std::vector<TensorInfo> infos;
+      for (const LayoutPtr& l : s->inputs) infos.push_back({l->shape(), l->dtype()});
+      check::Rng rng(17);
+      auto got = check::RunStrategy(*registry_.Find(name), *s, infos, in, a, 1e-9, rng);
       ASSERT_TRUE(got.ok()) << got.status().message();
       ASSERT_EQ(got->size(), want.size());
       for (size_t o = 0; o < want.size(); ++o) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/check/harness.hpp"
 #include "ops/rules/shape_util.hpp"
 #include "tests/ops/engine_fixture.hpp"
 
@@ -34,14 +35,6 @@ DenseTensor Iota(Sizes shape, double from = 0) {
   return t;
 }
 
-// The block of `g` at `offset` of `shape`.
-DenseTensor Block(const DenseTensor& g, const Sizes& shape, const Sizes& offset) {
-  DenseTensor b = g;
-  for (size_t d = 0; d < shape.size(); ++d)
-    b = shape::Slice(b, static_cast<int32_t>(d), shape[d] ? offset[d] : 0, shape[d]);
-  return b;
-}
-
 class ShapesTest : public EngineFixture {
  protected:
   const OpDef& Op(const std::string& name) { return *registry_.Find(name); }
@@ -62,61 +55,17 @@ class ShapesTest : public EngineFixture {
     return out;
   }
 
-  // The kernel rank by rank under `s`, the outputs assembled: the ranks at coordinate 0 on an
-  // output's R mesh dims add their blocks (S pieces are disjoint, P(sum) pieces add up).
+  // The kernel rank by rank under `s`, the outputs assembled (the validation harness's
+  // runner, ops/check: Partial inputs as exact shares, Partial outputs reduced, replicas
+  // compared).
   std::vector<DenseTensor> Sharded(const std::string& op, const Strategy& s,
                                    const std::vector<DenseTensor>& global, const Attributes& a) {
-    const placement::Mesh& mesh = s.inputs[0]->mesh();
     std::vector<TensorInfo> infos;
     for (const LayoutPtr& l : s.inputs) infos.push_back({l->shape(), l->dtype()});
-    std::vector<DenseTensor> out;
-    for (const LayoutPtr& l : s.outputs)
-      out.push_back({l->shape(), std::vector<double>(size_t(l->num_elements()), 0.0)});
-    for (int32_t rank = 0; rank < mesh.size(); ++rank) {
-      std::vector<DenseTensor> in;
-      std::vector<Sizes> offsets, out_shapes, out_offsets;
-      for (size_t i = 0; i < s.inputs.size(); ++i) {
-        Sizes shape(size_t(s.inputs[i]->ndim())), off(shape.size());
-        s.inputs[i]->LocalBlock(rank, shape.data(), off.data());
-        in.push_back(Block(global[i], shape, off));
-        offsets.push_back(off);
-        // A Partial input: the whole value on coordinate 0 of its Partial mesh dims, zeros
-        // elsewhere (a valid P(sum)).
-        Sizes coord(size_t(mesh.ndim()));
-        mesh.Coordinate(rank, coord.data());
-        for (int32_t m = 0; m < mesh.ndim(); ++m)
-          if (IsPartial(s.inputs[i]->placements()[m]) && coord[size_t(m)] != 0)
-            in.back().values.assign(in.back().values.size(), 0.0);
-      }
-      for (const LayoutPtr& l : s.outputs) {
-        Sizes shape(size_t(l->ndim())), off(shape.size());
-        l->LocalBlock(rank, shape.data(), off.data());
-        out_shapes.push_back(shape);
-        out_offsets.push_back(off);
-      }
-      KernelCall call{in, offsets, out_shapes, infos, s.inputs, s.outputs, &a, rank, {}};
-      std::vector<DenseTensor> got;
-      Status st = Op(op).kernel(call, &got);
-      EXPECT_TRUE(st.ok()) << st.message();
-      if (got.size() != out.size()) return {};
-      Sizes coord(size_t(mesh.ndim()));
-      mesh.Coordinate(rank, coord.data());
-      for (size_t o = 0; o < out.size(); ++o) {
-        EXPECT_EQ(got[o].shape, out_shapes[o]) << "rank " << rank << " output " << o;
-        bool writes = true;
-        for (int32_t m = 0; m < mesh.ndim(); ++m)
-          writes = writes && (coord[size_t(m)] == 0 || IsShard(s.outputs[o]->placements()[m]) ||
-                              IsPartial(s.outputs[o]->placements()[m]));
-        if (!writes || got[o].shape != out_shapes[o]) continue;
-        shape::ForEach(got[o].shape, [&](const int64_t* idx) {
-          Sizes g(got[o].shape.size());
-          for (size_t d = 0; d < g.size(); ++d) g[d] = idx[d] + out_offsets[o][d];
-          out[o].values[size_t(shape::Offset(out[o].shape, g.data()))] +=
-              got[o].values[size_t(shape::Offset(got[o].shape, idx))];
-        });
-      }
-    }
-    return out;
+    check::Rng rng(5);
+    auto got = check::RunStrategy(Op(op), s, infos, global, a, 0, rng);
+    EXPECT_TRUE(got.ok()) << got.status().message();
+    return got.ok() ? *got : std::vector<DenseTensor>{};
   }
 
   // Propagate, then the kernel rank by rank must give the one-process result.
@@ -442,15 +391,6 @@ TEST_F(ShapesTest, KernelsOnOneProcess) {
       (V{2, 3}));
 }
 
-// Only R, S and P(sum) assemble by adding blocks (Sharded).
-bool SumsOnly(const Strategy& s) {
-  for (const auto* side : {&s.inputs, &s.outputs})
-    for (const LayoutPtr& l : *side)
-      for (const Placement& p : l->placements())
-        if (IsPartial(p) && std::get<placement::Partial>(p).op != ReduceOp::kSum) return false;
-  return true;
-}
-
 // Every candidate of every shape op, from random layouts (uneven, explicit and nested splits),
 // run rank by rank: the assembled outputs equal the one-process result. What the validation
 // harness does for every operator; here it checks the derived splits and the kernels on any
@@ -511,7 +451,6 @@ TEST_F(ShapesTest, EveryCandidateRunsExactlyOnRandomLayouts) {
       for (const LayoutPtr& l : in) dtypes.push_back(l->dtype());
       const std::vector<DenseTensor> want = Local(c.op, values, c.attrs, dtypes);
       for (const StrategyPtr& s : *all) {
-        if (!SumsOnly(*s)) continue;
         const std::vector<DenseTensor> got = Sharded(c.op, *s, values, c.attrs);
         ASSERT_EQ(got.size(), want.size()) << s->Describe();
         for (size_t o = 0; o < got.size(); ++o)
