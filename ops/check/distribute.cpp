@@ -189,6 +189,8 @@ Result<DenseTensor> Assemble(const std::vector<DenseTensor>& blocks,
       }
     });
   }
+  for (size_t g = 0; g < seen.size(); ++g)  // a layout's blocks cover the tensor
+    if (seen[g] == 0) return Internal("element " + std::to_string(g) + " is held by no rank");
   if (p.avg_ranks > 1)
     for (double& v : out.values) v /= static_cast<double>(p.avg_ranks);
   return out;

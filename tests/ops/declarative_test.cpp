@@ -178,6 +178,23 @@ TEST(EinsumKernel, MatchesHandComputedValues) {
   EXPECT_EQ(out.values, (std::vector<double>{5}));
 }
 
+// A rank's empty piece is an extent 0, not a broadcast 1: the harness found both the rule and
+// the kernel giving such a rank a block of one row.
+TEST(EinsumKernel, ZeroExtentIsNotBroadcast) {
+  auto spec = ParseEinsum("ij,jk->ik");
+  ASSERT_TRUE(spec.ok());
+  DenseTensor out;
+  std::vector<DenseTensor> in{{{0, 3}, {}}, {{3, 1}, {1, 2, 3}}};
+  ASSERT_TRUE(EinsumKernel(*spec, "t", in, &out).ok());
+  EXPECT_EQ(out.shape, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(out.values.empty());
+  RuleResult r;
+  const std::vector<TensorInfo> infos{{{0, 3}, kF32}, {{1, 3}, kF32}};
+  auto same = ParseEinsum("ij,ij->ij");
+  ASSERT_TRUE(EinsumRule(*same, "t", infos, &r).ok());
+  EXPECT_EQ(r.outputs[0].shape, (std::vector<int64_t>{0, 3}));  // the 1 broadcasts to 0
+}
+
 TEST(EinsumKernel, LinearAddsTheBias) {
   Registry reg;
   ASSERT_TRUE(RegisterBuiltins(reg).ok());

@@ -75,6 +75,50 @@ TEST(Harness, CatchesRulesThatLie) {
   }
 }
 
+// A kernel with its own communication: the row sums of x [n, m] sharded by rows, every rank
+// all-gathering the others' partial sums over the mesh dim (threads, one a rank).
+TEST(Harness, KernelsThatAllGatherMeetTheirGroup) {
+  OpDef op;
+  op.name = "colsum";
+  op.rule = [](std::span<const TensorInfo> in, const Attributes&, RuleResult* r) {
+    r->outputs.push_back({{in[0].shape[1]}, in[0].dtype});
+    r->strategies.push_back(Replicated(2));
+    r->strategies.push_back({{PlacementCode::S(0), PlacementCode::R()}});
+    return Status::Ok();
+  };
+  op.kernel = [](const KernelCall& call, std::vector<DenseTensor>* out) {
+    const DenseTensor& x = call.inputs[0];
+    DenseTensor mine{{x.shape[1]}, std::vector<double>(static_cast<size_t>(x.shape[1]), 0)};
+    for (size_t k = 0; k < x.values.size(); ++k) mine.values[k % mine.values.size()] += x.values[k];
+    out->assign(1, mine);
+    if (call.input_layouts.empty() || !placement::IsShard(call.input_layouts[0]->placements()[0]))
+      return Status::Ok();
+    WEFT_ASSIGN_OR_RETURN(std::vector<DenseTensor> all, call.all_gather(0, mine));
+    for (double& v : (*out)[0].values) v = 0;
+    for (const DenseTensor& t : all)
+      for (size_t j = 0; j < t.values.size(); ++j) (*out)[0].values[j] += t.values[j];
+    return Status::Ok();
+  };
+  Registry reg;
+  ASSERT_TRUE(reg.Add(op).ok());
+  Engine engine(reg);
+  placement::Mesh::Spec ms;
+  ms.shape = {3};
+  auto mesh = *placement::Mesh::Create(ms);
+  auto x = *placement::Layout::Create({mesh, {5, 2}, kF64, {placement::Shard{0}}, {}});
+  auto s = engine.Propagate("colsum", std::vector<placement::LayoutPtr>{x}, {});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_TRUE(placement::IsShard((*s)->inputs[0]->placements()[0]));  // no move: sharded kept
+  const std::vector<TensorInfo> infos{{{5, 2}, kF64}};
+  Rng rng(1);
+  auto got = RunStrategy(*reg.Find("colsum"), **s, infos, {Iota({5, 2})}, {}, 0, rng);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  DenseTensor want{{2}, {0, 0}};
+  const DenseTensor x_values = Iota({5, 2});
+  for (size_t k = 0; k < x_values.values.size(); ++k) want.values[k % 2] += x_values.values[k];
+  EXPECT_EQ(FirstDifference((*got)[0], want, 0), "");
+}
+
 TEST(Harness, EveryFamilyOperatorHasAKernelAndAGenerator) {
   Registry reg;
   ASSERT_TRUE(RegisterBuiltins(reg).ok());
