@@ -225,30 +225,28 @@ KernelFn CutKernel(std::string op) {
   };
 }
 
-Status Add(Registry& reg, std::string name, int32_t max_inputs, RuleFn rule,
-           std::vector<std::string> keys, KernelFn kernel) {
-  OpDef op;
-  op.name = std::move(name);
-  op.max_inputs = max_inputs;
-  op.rule = std::move(rule);
-  op.key_attrs = std::move(keys);
-  op.kernel = std::move(kernel);
-  return reg.Add(std::move(op));
-}
-
 }  // namespace
 
 Status RegisterConcat(Registry& reg) {
   constexpr int32_t kMany = 1024;  // variadic: cat and stack of up to this many tensors
-  WEFT_RETURN_IF_ERROR(Add(reg, "cat", kMany, CatRule, {"dim"}, CatKernel));
-  WEFT_RETURN_IF_ERROR(Add(reg, "stack", kMany, StackRule, {"dim"}, StackKernel));
+  WEFT_RETURN_IF_ERROR(reg.Add({.name = "cat",
+                                .max_inputs = kMany,
+                                .rule = CatRule,
+                                .key_attrs = {"dim"},
+                                .kernel = CatKernel}));
+  WEFT_RETURN_IF_ERROR(reg.Add({.name = "stack",
+                                .max_inputs = kMany,
+                                .rule = StackRule,
+                                .key_attrs = {"dim"},
+                                .kernel = StackKernel}));
   const std::vector<std::pair<const char*, std::vector<std::string>>> cuts = {
       {"split", {"dim", "split_size", "sizes"}},
       {"chunk", {"dim", "chunks"}},
       {"narrow", {"dim", "start", "length"}},
       {"slice", {"dim", "start", "end", "step"}}};
   for (const auto& [name, keys] : cuts)
-    WEFT_RETURN_IF_ERROR(Add(reg, name, 1, CutRule(name), keys, CutKernel(name)));
+    WEFT_RETURN_IF_ERROR(reg.Add(
+        {.name = name, .rule = CutRule(name), .key_attrs = keys, .kernel = CutKernel(name)}));
   return Status::Ok();
 }
 

@@ -141,19 +141,17 @@ Status CrossEntropyKernel(const KernelCall& call, std::vector<DenseTensor>* outp
 }  // namespace
 
 Status RegisterEmbedding(Registry& reg) {
-  OpDef emb;
-  emb.name = "embedding";
-  emb.min_inputs = emb.max_inputs = 2;
-  emb.rule = EmbeddingRule;
-  emb.kernel = EmbeddingKernel;
-  WEFT_RETURN_IF_ERROR(reg.Add(std::move(emb)));
-  OpDef ce;
-  ce.name = "cross_entropy";
-  ce.min_inputs = ce.max_inputs = 2;
-  ce.key_attrs = {"reduction"};
-  ce.rule = CrossEntropyRule;
-  ce.kernel = CrossEntropyKernel;
-  return reg.Add(std::move(ce));
+  WEFT_RETURN_IF_ERROR(reg.Add({.name = "embedding",
+                                .min_inputs = 2,
+                                .max_inputs = 2,
+                                .rule = EmbeddingRule,
+                                .kernel = EmbeddingKernel}));
+  return reg.Add({.name = "cross_entropy",
+                  .min_inputs = 2,
+                  .max_inputs = 2,
+                  .rule = CrossEntropyRule,
+                  .key_attrs = {"reduction"},
+                  .kernel = CrossEntropyKernel});
 }
 
 }  // namespace weft::ops

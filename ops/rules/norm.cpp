@@ -182,29 +182,25 @@ Status DropoutKernel(const KernelCall& call, std::vector<DenseTensor>* outputs) 
   return Status::Ok();
 }
 
-Status Add(Registry& reg, const std::string& name, int32_t max_inputs,
-           std::vector<std::string> keys, RuleFn rule, KernelFn kernel) {
-  OpDef op;
-  op.name = name;
-  op.max_inputs = max_inputs;
-  op.key_attrs = std::move(keys);
-  op.rule = std::move(rule);
-  op.kernel = std::move(kernel);
-  return reg.Add(std::move(op));
-}
-
 }  // namespace
 
 Status RegisterNorm(Registry& reg) {
   using namespace std::placeholders;
   for (const char* name : {"softmax", "log_softmax"})
-    WEFT_RETURN_IF_ERROR(Add(reg, name, 1, {"dim"}, std::bind(SoftmaxRule, name, _1, _2, _3),
-                             std::bind(SoftmaxKernel, name, _1, _2)));
+    WEFT_RETURN_IF_ERROR(reg.Add({.name = name,
+                                  .rule = std::bind(SoftmaxRule, name, _1, _2, _3),
+                                  .key_attrs = {"dim"},
+                                  .kernel = std::bind(SoftmaxKernel, name, _1, _2)}));
   for (const auto& [name, inputs] : {std::pair{"layer_norm", 3}, std::pair{"rms_norm", 2}})
-    WEFT_RETURN_IF_ERROR(Add(reg, name, inputs, {"normalized_shape", "ndims"},
-                             std::bind(NormRule, name, _1, _2, _3),
-                             std::bind(NormKernel, name, _1, _2)));
-  return Add(reg, "dropout", 1, {"p", "train"}, DropoutRule, DropoutKernel);
+    WEFT_RETURN_IF_ERROR(reg.Add({.name = name,
+                                  .max_inputs = inputs,
+                                  .rule = std::bind(NormRule, name, _1, _2, _3),
+                                  .key_attrs = {"normalized_shape", "ndims"},
+                                  .kernel = std::bind(NormKernel, name, _1, _2)}));
+  return reg.Add({.name = "dropout",
+                  .rule = DropoutRule,
+                  .key_attrs = {"p", "train"},
+                  .kernel = DropoutKernel});
 }
 
 }  // namespace weft::ops

@@ -84,19 +84,17 @@ Status MaskedFillKernel(const KernelCall& call, std::vector<DenseTensor>* output
 }  // namespace
 
 Status RegisterSelect(Registry& reg) {
-  OpDef where;
-  where.name = "where";
-  where.min_inputs = where.max_inputs = 3;
-  where.rule = WhereRule;
-  where.kernel = WhereKernel;
-  WEFT_RETURN_IF_ERROR(reg.Add(std::move(where)));
-  OpDef fill;
-  fill.name = "masked_fill";
-  fill.min_inputs = fill.max_inputs = 2;
-  fill.key_attrs = {"value"};
-  fill.rule = MaskedFillRule;
-  fill.kernel = MaskedFillKernel;
-  return reg.Add(std::move(fill));
+  WEFT_RETURN_IF_ERROR(reg.Add({.name = "where",
+                                .min_inputs = 3,
+                                .max_inputs = 3,
+                                .rule = WhereRule,
+                                .kernel = WhereKernel}));
+  return reg.Add({.name = "masked_fill",
+                  .min_inputs = 2,
+                  .max_inputs = 2,
+                  .rule = MaskedFillRule,
+                  .key_attrs = {"value"},
+                  .kernel = MaskedFillKernel});
 }
 
 }  // namespace weft::ops
