@@ -26,17 +26,23 @@ placement::Placement ToPlacement(const PlacementCode& c) {
   return placement::Replicate{};
 }
 
-// The mesh dims that shard dim `d` of tensor `t` under `choice`, ascending.
-std::vector<int32_t> ShardingDims(const RuleResult& r, const std::vector<int32_t>& choice, size_t t,
-                                  int32_t d) {
-  std::vector<int32_t> dims;
+// The mesh dims that shard dim `d` of tensor `t` under `choice`, as a mask (bit m: mesh dim m;
+// ascending order is implied).
+uint32_t ShardMask(const RuleResult& r, const std::vector<int32_t>& choice, size_t t, int32_t d) {
+  uint32_t mask = 0;
   for (size_t m = 0; m < choice.size(); ++m) {
     if (choice[m] < 0) continue;
     const PlacementCode& c = r.strategies[static_cast<size_t>(choice[m])].codes[t];
-    if (c.kind == PlacementCode::Kind::kShard && c.dim == d)
-      dims.push_back(static_cast<int32_t>(m));
+    if (c.kind == PlacementCode::Kind::kShard && c.dim == d) mask |= 1u << m;
   }
-  return dims;
+  return mask;
+}
+
+// `s`'s mesh dims as a mask.
+uint32_t MaskOf(const placement::DimSplit& s) {
+  uint32_t mask = 0;
+  for (int32_t m : s.mesh_dims) mask |= 1u << m;
+  return mask;
 }
 
 // The explicit sizes tensor t's dim d takes, or nullopt (the chunk rule).
@@ -44,18 +50,19 @@ std::optional<std::vector<int64_t>> SplitFor(std::span<const LayoutPtr> current,
                                              const RuleResult& r,
                                              const std::vector<int32_t>& choice, size_t t,
                                              int32_t d, int64_t extent) {
-  const std::vector<int32_t> dims = ShardingDims(r, choice, t, d);
-  if (dims.empty()) return std::nullopt;
-  std::vector<DimRef> group{{static_cast<int32_t>(t), d}};
+  const uint32_t dims = ShardMask(r, choice, t, d);
+  if (dims == 0) return std::nullopt;
+  const DimRef self{static_cast<int32_t>(t), d};
+  std::span<const DimRef> group(&self, 1);
   for (const auto& g : r.aligned)
     for (const DimRef& x : g)
-      if (x == group[0]) group = g;
+      if (x == self) group = g;
   for (const DimRef& x : group) {
     if (x.tensor >= static_cast<int32_t>(current.size())) continue;  // an output
     const Layout& in = *current[static_cast<size_t>(x.tensor)];
     const placement::DimSplit& s = in.split(x.dim);
-    if (!s.is_explicit() || s.mesh_dims != dims || in.shape()[x.dim] != extent) continue;
-    if (ShardingDims(r, choice, static_cast<size_t>(x.tensor), x.dim) != dims) continue;
+    if (!s.is_explicit() || MaskOf(s) != dims || in.shape()[x.dim] != extent) continue;
+    if (ShardMask(r, choice, static_cast<size_t>(x.tensor), x.dim) != dims) continue;
     return in.ResolvedSizes(x.dim);
   }
   return std::nullopt;
@@ -67,12 +74,12 @@ std::optional<std::vector<int64_t>> SplitFor(std::span<const LayoutPtr> current,
 // a rank's index rows would not lie in its x rows.
 Status CheckAligned(const RuleResult& r, const std::vector<int32_t>& choice) {
   for (const auto& g : r.aligned) {
-    std::vector<int32_t> first;
+    uint32_t first = 0;
     for (const DimRef& x : g) {
-      std::vector<int32_t> dims = ShardingDims(r, choice, static_cast<size_t>(x.tensor), x.dim);
-      if (dims.empty()) continue;
-      if (first.empty())
-        first = std::move(dims);
+      const uint32_t dims = ShardMask(r, choice, static_cast<size_t>(x.tensor), x.dim);
+      if (dims == 0) continue;
+      if (first == 0)
+        first = dims;
       else if (dims != first)
         return InvalidArgument("aligned dims cut by different mesh dims");
     }
@@ -107,11 +114,11 @@ Status InOrder(const std::vector<std::vector<int64_t>>& parts) {
 // candidate's input layouts; an error when they cannot make it exactly (the candidate is then
 // dropped and the engine redistributes to another).
 Result<std::vector<int64_t>> Derive(const DerivedSplit& x, std::span<const LayoutPtr> inputs,
-                                    const std::vector<int32_t>& dims) {
+                                    uint32_t dims) {
   std::vector<std::vector<int64_t>> parts;
   for (const DimRef& f : x.from) {
     const Layout& in = *inputs[static_cast<size_t>(f.tensor)];
-    if (in.split(f.dim).mesh_dims != dims)
+    if (MaskOf(in.split(f.dim)) != dims)
       return InvalidArgument("dim " + Str(f.dim) + " of input " + Str(f.tensor) +
                              " is cut by other mesh dims than the output dim made from it");
     parts.push_back(in.ResolvedSizes(f.dim));
@@ -214,8 +221,8 @@ Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleR
                         : ToPlacement(r.strategies[static_cast<size_t>(choice[m])].codes[t]));
     for (int32_t d = 0; d < static_cast<int32_t>(spec.shape.size()); ++d) {
       const DerivedSplit* x = input ? nullptr : DerivedFor(r, t, d);
-      const std::vector<int32_t> dims = x ? ShardingDims(r, choice, t, d) : std::vector<int32_t>{};
-      if (dims.empty()) {
+      const uint32_t dims = x ? ShardMask(r, choice, t, d) : 0;
+      if (dims == 0) {
         spec.splits.push_back(SplitFor(current, r, choice, t, d, spec.shape[d]));
         continue;
       }

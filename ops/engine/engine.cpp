@@ -92,10 +92,10 @@ Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
   auto& bucket = moves_[key];
   for (const Move& m : bucket)
     if (m.from->SameAs(*from) && m.to->SameAs(*to)) return m.cost;
-  WEFT_ASSIGN_OR_RETURN(placement::planner::Plan plan,
-                        placement::planner::PlanRedistribute(from, to, model_));
-  bucket.push_back({from, to, plan.cost});
-  return plan.cost;
+  WEFT_ASSIGN_OR_RETURN(double cost,
+                        placement::planner::RedistributeCost(from, to, model_, &states_));
+  bucket.push_back({from, to, cost});
+  return cost;
 }
 
 namespace {

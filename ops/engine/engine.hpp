@@ -19,6 +19,7 @@
 #include "ops/engine/registry.hpp"
 #include "placement/layout.hpp"
 #include "placement/planner/cost_model.hpp"
+#include "placement/planner/state.hpp"
 
 namespace weft::ops {
 
@@ -90,6 +91,8 @@ class Engine {
     double cost;
   };
   std::unordered_map<uint64_t, std::vector<Move>> moves_;
+  // The planner's search states, shared by every MoveCost (most of them coincide).
+  placement::planner::StateCache states_;
 };
 
 // FNV-1a of what makes a layout: mesh identity, shape, dtype, placements, resolved splits.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "placement/layout.hpp"
@@ -28,6 +29,36 @@ struct CostModel {
 // Estimated seconds of `step` (its kind, mesh dims, from/to and op must be set). Rank
 // independent: the maximum of the per-rank estimate over a fixed sample of mesh coordinates.
 double StepCost(const CostModel& model, const Step& step);
+
+// That fixed sample: coordinate 0, one step along each mesh dim of extent > 1, the last one.
+std::vector<Coord> SampleCoords(const Mesh& mesh);
+
+// A layout's blocks at SampleCoords, flat: all StepCost reads of a layout. The search computes
+// them once per state instead of once per edge.
+struct SampleBlocks {
+  SampleBlocks() = default;
+  SampleBlocks(const Layout& layout, std::span<const Coord> samples);
+
+  size_t size() const { return count; }
+  // Sample k's block: offsets at Block(k), extents at Block(k) + ndim.
+  const int64_t* Block(size_t k) const { return data.data() + 2 * k * static_cast<size_t>(ndim); }
+  int64_t Volume(size_t k) const { return data[2 * count * static_cast<size_t>(ndim) + k]; }
+
+  int32_t ndim = 0;
+  size_t count = 0;
+  std::vector<int64_t> data;  // one allocation: every block, then the volumes
+};
+
+// What StepCost reads of a step besides its layouts' blocks.
+struct StepShape {
+  StepKind kind = StepKind::kLocal;
+  uint32_t mesh_dims = 0;  // bit m: mesh dim m is in the step's group
+};
+
+// StepCost of a step of `shape` between layouts with blocks `from` and `to` on `mesh`, whose
+// elements take `item` bytes.
+double StepCostAt(const CostModel& model, const StepShape& shape, const Mesh& mesh, double item,
+                  const SampleBlocks& from, const SampleBlocks& to);
 
 // The messages per rank the model charges alpha for in `step` (its group size less one per
 // round; 0 for a local step).

@@ -43,38 +43,63 @@ struct Label {
   double cost = std::numeric_limits<double>::infinity();
   int64_t steps = 0;
   int32_t prev = -1;  // state
-  Step step;          // the edge from prev
-  bool done = false;
+  Edge edge;          // from prev
+  double edge_cost = 0;
 };
 
-// Ties break on (cost, steps, state key): a fixed total order, so every rank agrees.
-using QueueItem = std::tuple<double, int64_t, std::vector<int32_t>, int32_t>;
+// Ties break on (cost, steps, state key): a fixed total order, so every rank agrees. The key
+// enters the queue as its rank among the states' keys (distinct), which orders the same.
+using QueueItem = std::tuple<double, int64_t, int32_t, int32_t>;
+
+std::vector<int32_t> KeyRanks(const std::vector<State>& states) {
+  std::vector<int32_t> order(states.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
+  std::sort(order.begin(), order.end(),
+            [&](int32_t a, int32_t b) { return states[a].key < states[b].key; });
+  std::vector<int32_t> rank(states.size());
+  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
+  return rank;
+}
+
+double EdgeCost(const CostModel& model, const std::vector<State>& states, int32_t a,
+                const Edge& e) {
+  const Layout& from = *states[a].info->layout;
+  return StepCostAt(model, e.shape, from.mesh(), static_cast<double>(ItemSize(from.dtype())),
+                    states[a].info->samples, states[e.to].info->samples);
+}
 
 Result<std::vector<Step>> ShortestPath(const std::vector<State>& states, int32_t target,
                                        const CostModel& model) {
   std::vector<Label> label(states.size());
+  const std::vector<int32_t> key = KeyRanks(states);
   std::priority_queue<QueueItem, std::vector<QueueItem>, std::greater<>> queue;
+  std::vector<Edge> edges;
+  std::vector<char> done(states.size(), 0);
   label[0].cost = 0;
-  queue.emplace(0.0, 0, states[0].key, 0);
+  queue.emplace(0.0, 0, key[0], 0);
   while (!queue.empty()) {
     const int32_t a = std::get<3>(queue.top());
     queue.pop();
-    if (label[a].done) continue;
-    label[a].done = true;
+    if (done[a]) continue;
+    done[a] = 1;
     if (a == target) break;
-    for (Edge& e : EdgesFrom(states, a, states[target])) {
-      e.step.cost = StepCost(model, e.step);
+    EdgesFrom(states, a, states[target], edges, done);
+    for (const Edge& e : edges) {
       Label& l = label[e.to];
-      const double cost = label[a].cost + e.step.cost;
+      const double edge_cost = EdgeCost(model, states, a, e);
+      const double cost = label[a].cost + edge_cost;
       const int64_t steps = label[a].steps + 1;
-      if (l.done || std::tie(cost, steps) >= std::tie(l.cost, l.steps)) continue;
-      l = {cost, steps, a, std::move(e.step), false};
-      queue.emplace(cost, steps, states[e.to].key, e.to);
+      if (std::tie(cost, steps) >= std::tie(l.cost, l.steps)) continue;
+      l = {cost, steps, a, e, edge_cost};
+      queue.emplace(cost, steps, key[e.to], e.to);
     }
   }
-  if (!label[target].done) return Internal("planner: no sequence of steps reaches dst");
+  if (!done[target]) return Internal("planner: no sequence of steps reaches dst");
   std::vector<Step> path;
-  for (int32_t s = target; s != 0; s = label[s].prev) path.push_back(label[s].step);
+  for (int32_t s = target; s != 0; s = label[s].prev) {
+    path.push_back(MakeStep(states, label[s].prev, label[s].edge));
+    path.back().cost = label[s].edge_cost;
+  }
   std::reverse(path.begin(), path.end());
   return path;
 }
@@ -83,14 +108,22 @@ Result<std::vector<Step>> ShortestPath(const std::vector<State>& states, int32_t
 // always one (an exchange over every mesh dim of extent > 1 is closed), and it receives
 // exactly what each rank lacks.
 Result<Step> OneStep(const std::vector<State>& states, int32_t target, const CostModel& model) {
-  std::optional<Step> best;
-  for (Edge& e : EdgesFrom(states, 0, states[target])) {
+  std::vector<Edge> edges;
+  EdgesFrom(states, 0, states[target], edges);
+  const Edge* best = nullptr;
+  double best_cost = 0;
+  for (const Edge& e : edges) {
     if (e.to != target) continue;
-    e.step.cost = StepCost(model, e.step);
-    if (!best || e.step.cost < best->cost) best = std::move(e.step);
+    const double cost = EdgeCost(model, states, 0, e);
+    if (!best || cost < best_cost) {
+      best = &e;
+      best_cost = cost;
+    }
   }
   if (!best) return Internal("planner: no single step reaches dst");
-  return std::move(*best);
+  Step step = MakeStep(states, 0, *best);
+  step.cost = best_cost;
+  return step;
 }
 
 int64_t Messages(const std::vector<Step>& steps) {
@@ -132,17 +165,16 @@ Status HonourByteBound(const std::vector<State>& states, int32_t target, const C
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model,
-                              int64_t extra_bytes_cap) {
+// PlanRedistribute less the hash.
+Result<Plan> Search(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model,
+                    int64_t extra_bytes_cap, StateCache* cache) {
   if (!src || !dst) return InvalidArgument("src or dst layout is NULL");
   if (extra_bytes_cap < 0)
     return InvalidArgument("extra_bytes_cap is " + std::to_string(extra_bytes_cap) +
                            " but must be >= 0");
   WEFT_RETURN_IF_ERROR(CheckPair(*src, *dst));
   int32_t target = 0;
-  WEFT_ASSIGN_OR_RETURN(std::vector<State> states, EnumerateStates(*src, *dst, &target));
+  WEFT_ASSIGN_OR_RETURN(std::vector<State> states, EnumerateStates(*src, *dst, &target, cache));
   Plan plan{src, dst, {}, 0, 0, extra_bytes_cap, {}};
   if (target != 0) {
     WEFT_ASSIGN_OR_RETURN(plan.steps, ShortestPath(states, target, model));
@@ -152,8 +184,22 @@ Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const 
     for (const Step& s : plan.steps) plan.cost += s.cost;
     WEFT_RETURN_IF_ERROR(HonourByteBound(states, target, model, plan));
   }
+  return plan;
+}
+
+}  // namespace
+
+Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model,
+                              int64_t extra_bytes_cap, StateCache* cache) {
+  WEFT_ASSIGN_OR_RETURN(Plan plan, Search(src, dst, model, extra_bytes_cap, cache));
   plan.hash = HashPlan(plan);
   return plan;
+}
+
+Result<double> RedistributeCost(const LayoutPtr& src, const LayoutPtr& dst, const CostModel& model,
+                                StateCache* cache) {
+  WEFT_ASSIGN_OR_RETURN(Plan plan, Search(src, dst, model, kDefaultExtraBytesCap, cache));
+  return plan.cost;
 }
 
 }  // namespace weft::placement::planner

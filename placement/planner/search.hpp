@@ -6,6 +6,7 @@
 #include "placement/layout.hpp"
 #include "placement/planner/cost_model.hpp"
 #include "placement/planner/plan.hpp"
+#include "placement/planner/state.hpp"
 
 namespace weft::placement::planner {
 
@@ -22,8 +23,17 @@ inline constexpr int64_t kDefaultExtraBytesCap = 256 * 1024;
 // rank, unless the model rates it cheaper than the one-step plan that does, it exceeds the
 // bound by at most `extra_bytes_cap` bytes on every rank, and no rank that lacks nothing
 // receives anything; Plan::bound_note then records why (Describe prints it).
+//
+// `cache`, when given, shares the search's states with other plans (state.hpp): the plan is the
+// same with or without it.
 Result<Plan> PlanRedistribute(const LayoutPtr& src, const LayoutPtr& dst,
                               const CostModel& model = {},
-                              int64_t extra_bytes_cap = kDefaultExtraBytesCap);
+                              int64_t extra_bytes_cap = kDefaultExtraBytesCap,
+                              StateCache* cache = nullptr);
+
+// PlanRedistribute(src, dst, model).cost, without the plan's hash (the rules engine prices
+// many moves and runs none).
+Result<double> RedistributeCost(const LayoutPtr& src, const LayoutPtr& dst,
+                                const CostModel& model = {}, StateCache* cache = nullptr);
 
 }  // namespace weft::placement::planner

@@ -32,15 +32,16 @@ std::vector<int32_t> DimsSharding(const std::vector<Placement>& ps, const Mesh& 
   return dims;
 }
 
-using SplitChoice = std::optional<std::vector<int64_t>>;
-
 // The splits a state with placements `ps` may have on tensor dim `d`.
 std::vector<SplitChoice> SplitChoices(const std::vector<Placement>& ps, const Layout& src,
                                       const Layout& dst, int32_t d) {
-  const std::vector<int32_t> dims = DimsSharding(ps, src.mesh(), d);
+  uint32_t dims = 0;
+  for (int32_t m = 0; m < src.mesh().ndim(); ++m)
+    if (const auto* s = std::get_if<Shard>(&ps[m]); s && s->dim == d && src.mesh().shape()[m] > 1)
+      dims |= 1u << m;
   std::vector<SplitChoice> out;
   for (const Layout* l : {&src, &dst}) {
-    if (ShardingDims(*l, d) != dims) continue;
+    if (ShardingMask(*l, d) != dims) continue;
     SplitChoice c;
     if (l->split(d).is_explicit()) c = l->split(d).sizes;
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(std::move(c));
@@ -49,78 +50,117 @@ std::vector<SplitChoice> SplitChoices(const std::vector<Placement>& ps, const La
   return out;
 }
 
-void AddStates(const std::vector<Placement>& ps, const Layout& src, const Layout& dst,
-               std::vector<State>& out) {
-  const int32_t nd = src.ndim();
-  std::vector<std::vector<SplitChoice>> choices(static_cast<size_t>(nd));
-  for (int32_t d = 0; d < nd; ++d) choices[d] = SplitChoices(ps, src, dst, d);
-  std::vector<size_t> pick(static_cast<size_t>(nd), 0);
-  while (true) {
-    Layout::Spec spec{src.mesh_ptr(), src.shape(), src.dtype(), ps, {}};
-    spec.splits.resize(static_cast<size_t>(nd));
-    State s{ps, nullptr, EncodePlacements(ps)};
-    for (int32_t d = 0; d < nd; ++d) {
-      spec.splits[d] = choices[d][pick[d]];
-      s.key.push_back(static_cast<int32_t>(pick[d]));
-    }
-    if (auto layout = Layout::Create(std::move(spec)); layout.ok()) {
-      s.layout = *layout;
-      out.push_back(std::move(s));
-    }
-    int32_t d = 0;
-    while (d < nd && ++pick[d] == choices[d].size()) pick[d++] = 0;
-    if (d == nd) break;
-  }
+// Whether src or dst cuts some tensor dim by explicit sizes (else every state is chunk-split).
+bool AnyExplicit(const Layout& src, const Layout& dst) {
+  for (int32_t d = 0; d < src.ndim(); ++d)
+    if (src.split(d).is_explicit() || dst.split(d).is_explicit()) return true;
+  return false;
 }
 
-int32_t FindSame(const std::vector<State>& states, const Layout& l) {
-  for (size_t i = 0; i < states.size(); ++i)
-    if (states[i].layout->SameAs(l)) return static_cast<int32_t>(i);
+struct Builder {
+  const Layout& src;
+  const Layout& dst;
+  std::vector<Coord> samples;
+  StateCache* cache;  // null: none
+  StateCache::Tensor* tensor;
+  bool any_explicit;
+
+  std::shared_ptr<const StateInfo> Build(const std::vector<Placement>& ps,
+                                         const std::vector<SplitChoice>& splits) const {
+    if (cache) return cache->Get(*tensor, ps, splits, samples);
+    auto layout = Layout::Create({src.mesh_ptr(), src.shape(), src.dtype(), ps, splits});
+    return layout.ok() ? MakeStateInfo(*layout, samples) : nullptr;
+  }
+
+  void AddStates(const std::vector<Placement>& ps, std::vector<State>& out) const {
+    const auto nd = static_cast<size_t>(src.ndim());
+    std::vector<std::vector<SplitChoice>> choices(nd);
+    for (size_t d = 0; d < nd; ++d)
+      choices[d] = any_explicit ? SplitChoices(ps, src, dst, static_cast<int32_t>(d))
+                                : std::vector<SplitChoice>(1);
+    std::vector<size_t> pick(nd, 0);
+    std::vector<SplitChoice> splits(nd);
+    while (true) {
+      State s{nullptr, EncodePlacements(ps)};
+      s.key.reserve(ps.size() + nd);
+      for (size_t d = 0; d < nd; ++d) {
+        if (any_explicit) splits[d] = choices[d][pick[d]];
+        s.key.push_back(static_cast<int32_t>(pick[d]));
+      }
+      s.info = Build(ps, splits);
+      if (s.info) out.push_back(std::move(s));
+      size_t d = 0;
+      while (d < nd && ++pick[d] == choices[d].size()) pick[d++] = 0;
+      if (d == nd) break;
+    }
+  }
+};
+
+// The state holding `l`'s blocks: its placements with R on size-1 mesh dims (the same blocks)
+// and its piece sizes. Canonical splits (empty for the chunk rule) compare as resolved sizes.
+int32_t FindState(const std::vector<State>& states, const Layout& l) {
+  std::vector<Placement> ps = l.placements();
+  for (int32_t m = 0; m < l.mesh().ndim(); ++m)
+    if (l.mesh().shape()[m] == 1) ps[m] = Replicate{};
+  for (size_t i = 0; i < states.size(); ++i) {
+    const Layout& s = *states[i].info->layout;
+    bool same = states[i].info->placements() == ps;
+    for (int32_t d = 0; d < l.ndim() && same; ++d) same = s.split(d).sizes == l.split(d).sizes;
+    if (same) return static_cast<int32_t>(i);
+  }
   return -1;
 }
 
-// `l` with R on its size-1 mesh dims (the same blocks, fewer distinct states).
-Result<LayoutPtr> Normalised(const Layout& l) {
-  Layout::Spec spec{l.mesh_ptr(), l.shape(), l.dtype(), l.placements(), {}};
-  for (int32_t m = 0; m < l.mesh().ndim(); ++m)
-    if (l.mesh().shape()[m] == 1) spec.placements[m] = Replicate{};
-  for (int32_t d = 0; d < l.ndim(); ++d) {
-    if (l.split(d).is_explicit())
-      spec.splits.emplace_back(l.split(d).sizes);
-    else
-      spec.splits.emplace_back(std::nullopt);
-  }
-  return Layout::Create(std::move(spec));
-}
-
 }  // namespace
+
+std::shared_ptr<const StateInfo> MakeStateInfo(const LayoutPtr& layout,
+                                               std::span<const Coord> samples) {
+  auto info = std::make_shared<StateInfo>();
+  info->layout = layout;
+  for (int32_t m = 0; m < layout->mesh().ndim(); ++m)
+    info->codes[m] = EncodePlacement(layout->placements()[m]);
+  for (int32_t d = 0; d < layout->ndim(); ++d) info->sharding[d] = ShardingMask(*layout, d);
+  info->samples = SampleBlocks(*layout, samples);
+  return info;
+}
 
 std::vector<int32_t> ShardingDims(const Layout& layout, int32_t d) {
   return DimsSharding(layout.placements(), layout.mesh(), d);
 }
 
-Result<std::vector<State>> EnumerateStates(const Layout& src, const Layout& dst,
-                                           int32_t* dst_index) {
+Result<std::vector<State>> EnumerateStates(const Layout& src, const Layout& dst, int32_t* dst_index,
+                                           StateCache* cache) {
   const auto cands = Candidates(src, dst);
   const int32_t nm = src.mesh().ndim();
   std::vector<State> states;
+  const Builder builder{src,
+                        dst,
+                        SampleCoords(src.mesh()),
+                        cache,
+                        cache ? &cache->Of(src) : nullptr,
+                        AnyExplicit(src, dst)};
   std::vector<size_t> pick(static_cast<size_t>(nm), 0);
+  std::vector<Placement> ps(static_cast<size_t>(nm));
   while (true) {
-    std::vector<Placement> ps(static_cast<size_t>(nm));
     for (int32_t m = 0; m < nm; ++m) ps[m] = cands[m][pick[m]];
-    AddStates(ps, src, dst, states);
+    builder.AddStates(ps, states);
     int32_t m = nm - 1;
     while (m >= 0 && ++pick[m] == cands[m].size()) pick[m--] = 0;
     if (m < 0) break;
   }
-  WEFT_ASSIGN_OR_RETURN(LayoutPtr nsrc, Normalised(src));
-  WEFT_ASSIGN_OR_RETURN(LayoutPtr ndst, Normalised(dst));
-  const int32_t s = FindSame(states, *nsrc);
-  const int32_t t = FindSame(states, *ndst);
+  const int32_t s = FindState(states, src);
+  const int32_t t = FindState(states, dst);
   if (s < 0 || t < 0) return Internal("planner: src or dst is not among the search states");
   std::swap(states[0], states[s]);
   *dst_index = t == s ? 0 : (t == 0 ? s : t);
   return states;
+}
+
+uint32_t ShardingMask(const Layout& layout, int32_t d) {
+  uint32_t mask = 0;
+  for (int32_t m : layout.split(d).mesh_dims)
+    if (layout.mesh().shape()[m] > 1) mask |= 1u << m;
+  return mask;
 }
 
 std::vector<int64_t> OuterPieces(const Layout& layout, int32_t d, size_t outer) {

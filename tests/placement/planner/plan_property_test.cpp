@@ -170,5 +170,37 @@ TEST(PlanProperty, RandomPairsSimulateExactly) {
   EXPECT_GT(exchanges, kPairs / 20);
 }
 
+// The search states shared across plans (StateCache, as the rules engine uses it) change no
+// plan: same steps, layouts and cost (the hash covers them) as a search with none, and
+// RedistributeCost is the plan's cost. Many meshes and shapes pass through one cache, so it
+// also fills and clears.
+TEST(PlanProperty, SharedStatesChangeNoPlan) {
+  std::mt19937_64 rng(Seed() ^ 0x5eedu);
+  StateCache cache;
+  int planned = 0;
+  for (int i = 0; planned < kPairs; ++i) {
+    int32_t world = 0;
+    const MeshPtr mesh = RandomMesh(rng, &world);
+    std::vector<int64_t> shape(static_cast<size_t>(Uniform(rng, 1, 3)));
+    for (int64_t& e : shape) e = Uniform(rng, 1, 9);
+    // Several pairs per tensor, so that states are shared.
+    for (int k = 0; k < 8; ++k) {
+      const LayoutPtr src = RandomLayout(rng, mesh, shape);
+      const LayoutPtr dst = RandomLayout(rng, mesh, shape);
+      if (Impossible(*src, *dst)) continue;
+      SCOPED_TRACE("case " + std::to_string(i) + "\nsrc " + src->Describe() + "\ndst " +
+                   dst->Describe());
+      auto plain = PlanRedistribute(src, dst);
+      auto shared = PlanRedistribute(src, dst, {}, kDefaultExtraBytesCap, &cache);
+      auto cost = RedistributeCost(src, dst, {}, &cache);
+      ASSERT_TRUE(plain.ok() && shared.ok() && cost.ok());
+      EXPECT_EQ(plain->hash, shared->hash) << Describe(*plain, 0) << Describe(*shared, 0);
+      EXPECT_EQ(plain->cost, shared->cost);
+      EXPECT_EQ(plain->cost, *cost);
+      ++planned;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weft::placement::planner
