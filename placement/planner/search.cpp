@@ -55,7 +55,7 @@ std::vector<int32_t> KeyRanks(const std::vector<State>& states) {
   std::vector<int32_t> order(states.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
   std::sort(order.begin(), order.end(),
-            [&](int32_t a, int32_t b) { return states[a].key < states[b].key; });
+            [&](int32_t a, int32_t b) { return KeyLess(states[a], states[b]); });
   std::vector<int32_t> rank(states.size());
   for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int32_t>(r);
   return rank;

@@ -1,7 +1,7 @@
 #include "placement/planner/state.hpp"
 
 #include <algorithm>
-#include <map>
+#include <array>
 
 #include "placement/planner/placement_code.hpp"
 
@@ -9,20 +9,27 @@ namespace weft::placement::planner {
 namespace {
 
 // Candidate placements of each mesh dim, in the fixed order src, dst, R.
-std::vector<std::vector<Placement>> Candidates(const Layout& src, const Layout& dst) {
-  const Mesh& mesh = src.mesh();
-  std::vector<std::vector<Placement>> out(static_cast<size_t>(mesh.ndim()));
-  for (int32_t m = 0; m < mesh.ndim(); ++m) {
-    auto& c = out[m];
-    if (mesh.shape()[m] == 1) {
-      c = {Replicate{}};
-      continue;
+struct Candidates {
+  std::array<std::array<Placement, 3>, kMaxMeshDims> of;
+  std::array<size_t, kMaxMeshDims> count{};
+  size_t states = 1;  // their product
+
+  Candidates(const Layout& src, const Layout& dst) {
+    const Mesh& mesh = src.mesh();
+    for (int32_t m = 0; m < mesh.ndim(); ++m) {
+      auto& c = of[m];
+      size_t& n = count[m];
+      if (mesh.shape()[m] == 1) {
+        c[n++] = Replicate{};
+      } else {
+        for (const Placement& p :
+             {src.placements()[m], dst.placements()[m], Placement{Replicate{}}})
+          if (std::find(c.begin(), c.begin() + n, p) == c.begin() + n) c[n++] = p;
+      }
+      states *= n;
     }
-    for (const Placement& p : {src.placements()[m], dst.placements()[m], Placement{Replicate{}}})
-      if (std::find(c.begin(), c.end(), p) == c.end()) c.push_back(p);
   }
-  return out;
-}
+};
 
 std::vector<int32_t> DimsSharding(const std::vector<Placement>& ps, const Mesh& mesh, int32_t d) {
   std::vector<int32_t> dims;
@@ -60,32 +67,34 @@ bool AnyExplicit(const Layout& src, const Layout& dst) {
 struct Builder {
   const Layout& src;
   const Layout& dst;
-  std::vector<Coord> samples;
-  StateCache* cache;  // null: none
-  StateCache::Tensor* tensor;
+  StateCache* cache;           // null: none
+  StateCache::Tensor* tensor;  // with cache
+  std::vector<Coord> samples;  // without
   bool any_explicit;
 
   std::shared_ptr<const StateInfo> Build(const std::vector<Placement>& ps,
                                          const std::vector<SplitChoice>& splits) const {
-    if (cache) return cache->Get(*tensor, ps, splits, samples);
+    if (cache) return cache->Get(*tensor, ps, splits, tensor->samples);
     auto layout = Layout::Create({src.mesh_ptr(), src.shape(), src.dtype(), ps, splits});
     return layout.ok() ? MakeStateInfo(*layout, samples) : nullptr;
   }
 
   void AddStates(const std::vector<Placement>& ps, std::vector<State>& out) const {
     const auto nd = static_cast<size_t>(src.ndim());
+    std::vector<SplitChoice> splits(nd);
+    if (!any_explicit) {  // one state: every split the chunk rule
+      if (auto info = Build(ps, splits)) out.push_back({std::move(info), {}});
+      return;
+    }
     std::vector<std::vector<SplitChoice>> choices(nd);
     for (size_t d = 0; d < nd; ++d)
-      choices[d] = any_explicit ? SplitChoices(ps, src, dst, static_cast<int32_t>(d))
-                                : std::vector<SplitChoice>(1);
+      choices[d] = SplitChoices(ps, src, dst, static_cast<int32_t>(d));
     std::vector<size_t> pick(nd, 0);
-    std::vector<SplitChoice> splits(nd);
     while (true) {
-      State s{nullptr, EncodePlacements(ps)};
-      s.key.reserve(ps.size() + nd);
+      State s{nullptr, std::vector<int32_t>(nd)};
       for (size_t d = 0; d < nd; ++d) {
-        if (any_explicit) splits[d] = choices[d][pick[d]];
-        s.key.push_back(static_cast<int32_t>(pick[d]));
+        splits[d] = choices[d][pick[d]];
+        s.picks[d] = static_cast<int32_t>(pick[d]);
       }
       s.info = Build(ps, splits);
       if (s.info) out.push_back(std::move(s));
@@ -99,12 +108,12 @@ struct Builder {
 // The state holding `l`'s blocks: its placements with R on size-1 mesh dims (the same blocks)
 // and its piece sizes. Canonical splits (empty for the chunk rule) compare as resolved sizes.
 int32_t FindState(const std::vector<State>& states, const Layout& l) {
-  std::vector<Placement> ps = l.placements();
+  std::array<int32_t, kMaxMeshDims> codes{};
   for (int32_t m = 0; m < l.mesh().ndim(); ++m)
-    if (l.mesh().shape()[m] == 1) ps[m] = Replicate{};
+    codes[m] = l.mesh().shape()[m] == 1 ? 0 : EncodePlacement(l.placements()[m]);
   for (size_t i = 0; i < states.size(); ++i) {
     const Layout& s = *states[i].info->layout;
-    bool same = states[i].info->placements() == ps;
+    bool same = states[i].info->codes == codes;
     for (int32_t d = 0; d < l.ndim() && same; ++d) same = s.split(d).sizes == l.split(d).sizes;
     if (same) return static_cast<int32_t>(i);
   }
@@ -130,22 +139,23 @@ std::vector<int32_t> ShardingDims(const Layout& layout, int32_t d) {
 
 Result<std::vector<State>> EnumerateStates(const Layout& src, const Layout& dst, int32_t* dst_index,
                                            StateCache* cache) {
-  const auto cands = Candidates(src, dst);
+  const Candidates cands(src, dst);
   const int32_t nm = src.mesh().ndim();
-  std::vector<State> states;
   const Builder builder{src,
                         dst,
-                        SampleCoords(src.mesh()),
                         cache,
                         cache ? &cache->Of(src) : nullptr,
+                        cache ? std::vector<Coord>{} : SampleCoords(src.mesh()),
                         AnyExplicit(src, dst)};
+  std::vector<State> states;
+  states.reserve(cands.states);
   std::vector<size_t> pick(static_cast<size_t>(nm), 0);
   std::vector<Placement> ps(static_cast<size_t>(nm));
   while (true) {
-    for (int32_t m = 0; m < nm; ++m) ps[m] = cands[m][pick[m]];
+    for (int32_t m = 0; m < nm; ++m) ps[m] = cands.of[m][pick[m]];
     builder.AddStates(ps, states);
     int32_t m = nm - 1;
-    while (m >= 0 && ++pick[m] == cands[m].size()) pick[m--] = 0;
+    while (m >= 0 && ++pick[m] == cands.count[m]) pick[m--] = 0;
     if (m < 0) break;
   }
   const int32_t s = FindState(states, src);

@@ -30,7 +30,15 @@ struct StateInfo {
 
 struct State {
   std::shared_ptr<const StateInfo> info;
-  std::vector<int32_t> key;  // small-int encoding: a fixed total order for tie-breaks
+  // Which of the split choices per tensor dim the state took; empty when every split is the
+  // chunk rule (the only choice). The key (info->codes, picks) is a fixed total order of the
+  // states for tie-breaks.
+  std::vector<int32_t> picks;
+
+  friend bool KeyLess(const State& a, const State& b) {
+    if (a.info->codes != b.info->codes) return a.info->codes < b.info->codes;
+    return a.picks < b.picks;
+  }
 };
 
 // Per tensor dim: nullopt = chunk, else explicit piece sizes (as in Layout::Spec).
@@ -53,6 +61,7 @@ class StateCache {
   // The states of one tensor: its mesh (by identity, so kept alive), shape and dtype.
   struct Tensor {
     MeshPtr mesh;
+    std::vector<Coord> samples;  // SampleCoords(*mesh)
     std::vector<int64_t> shape;
     DType dtype;
     std::unordered_map<uint64_t, std::vector<Entry>> states;
@@ -61,8 +70,10 @@ class StateCache {
     std::unordered_map<uint64_t, std::shared_ptr<const StateInfo>> chunk;
   };
 
-  // `like`'s tensor. Valid until the next call of Of (which may clear the cache).
-  Tensor& Of(const Layout& like);
+  // The tensor of `mesh`, `shape` and `dtype` (or `like`'s). Valid until the next call of Of
+  // (which may clear the cache).
+  Tensor& Of(const MeshPtr& mesh, const std::vector<int64_t>& shape, DType dtype);
+  Tensor& Of(const Layout& like) { return Of(like.mesh_ptr(), like.shape(), like.dtype()); }
   // The state of tensor `t` with placements `ps` and `splits`, built on first use.
   std::shared_ptr<const StateInfo> Get(Tensor& t, const std::vector<Placement>& ps,
                                        const std::vector<SplitChoice>& splits,

@@ -27,20 +27,21 @@ std::optional<uint64_t> ChunkKey(const std::vector<Placement>& ps,
 
 }  // namespace
 
-StateCache::Tensor& StateCache::Of(const Layout& like) {
+StateCache::Tensor& StateCache::Of(const MeshPtr& mesh, const std::vector<int64_t>& shape,
+                                   DType dtype) {
   // Bounded by clearing when full: the engine keeps asking about the same few tensors.
   if (size_ >= kMaxEntries) {
     tensors_.clear();
     size_ = 0;
   }
   Fnv1a h;
-  h.Int(static_cast<int64_t>(reinterpret_cast<uintptr_t>(&like.mesh())));
-  h.Ints(like.shape()).Int(like.dtype().code).Int(like.dtype().bits).Int(like.dtype().lanes);
+  h.Int(static_cast<int64_t>(reinterpret_cast<uintptr_t>(mesh.get())));
+  h.Ints(shape).Int(dtype.code).Int(dtype.bits).Int(dtype.lanes);
   auto& bucket = tensors_[h.value()];
   for (const auto& t : bucket)
-    if (t->mesh.get() == &like.mesh() && t->shape == like.shape() && t->dtype == like.dtype())
-      return *t;
-  bucket.push_back(std::make_unique<Tensor>(Tensor{like.mesh_ptr(), like.shape(), like.dtype(), {}}));
+    if (t->mesh == mesh && t->shape == shape && t->dtype == dtype) return *t;
+  bucket.push_back(
+      std::make_unique<Tensor>(Tensor{mesh, SampleCoords(*mesh), shape, dtype, {}, {}}));
   return *bucket.back();
 }
 
