@@ -23,7 +23,11 @@ extern "C" {
  * POOL: as CONV (kernel, stride, dilation, padding of the pooling window).
  * CONV_TRANSPOSE: kernel, stride, dilation, padding p = pad_lo (pad_hi: extra rows added at the
  *   high end of the output, i.e. output_padding); N_out = (N-1)s - 2p + d(k-1) + 1 + pad_hi;
- *   outputs j0..j1 read [ceil((j0 + p - d(k-1))/s), floor((j1 + p)/s) + 1) ∩ [0, N).
+ *   input i scatters into outputs s i - p + t d (taps t = 0..k-1), so through tap t outputs
+ *   j0..j1 read R_t = [ceil((j0 + p - t d)/s), floor((j1 + p - t d)/s)] ∩ [0, N), and the
+ *   window is [least, greatest + 1) of the union of the R_t (empty when all are): exactly the
+ *   rows read. With d = 1 the R_t overlap and this is [ceil((j0 + p - (k-1))/s),
+ *   floor((j1 + p)/s) + 1) ∩ [0, N); with d > 1 that hull may hold rows no tap reaches.
  * INTERP_NEAREST / INTERP_LINEAR: out_extent = N_out; linear output j reads rows floor(σ) and
  *   floor(σ)+1 (clamped to N-1) with σ(j) = max((j + ½) N / N_out - ½, 0); nearest reads
  *   floor(j N / N_out).

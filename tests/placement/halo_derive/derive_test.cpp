@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <climits>
 #include <random>
 #include <string>
 #include <vector>
@@ -119,6 +121,72 @@ TEST(HaloDeriveConvTransposeTest, LargeDilationsAndStrides) {
       for (int64_t d : {2, 4, 6, 7})
         for (int64_t p : {0, 3, 8}) ops.push_back({ref::kConvTranspose, k, s, d, p, 1, 0});
   Sweep().Extents(16, ops);
+}
+
+// The closed form weft/halo_windows.h documents for CONV_TRANSPOSE, written as the header
+// says it: per tap t, the inputs R_t = [ceil((j0 + p - t d)/s), floor((j1 + p - t d)/s)] ∩
+// [0, N) land in outputs j0..j1; the window is [least, greatest + 1) of their union.
+ref::Range DocumentedTransposeWindow(int64_t n, int64_t j0, int64_t j1, const ref::Op& op) {
+  auto floor_div = [](int64_t a, int64_t b) {
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+  };
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (int64_t t = 0; t < op.kernel; ++t) {
+    const int64_t a =
+        std::max<int64_t>(-floor_div(-(j0 + op.pad_lo - t * op.dilation), op.stride), 0);
+    const int64_t b = std::min(floor_div(j1 + op.pad_lo - t * op.dilation, op.stride), n - 1);
+    if (a > b) continue;
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+  }
+  return lo > hi ? ref::Range{0, 0} : ref::Range{lo, hi + 1};
+}
+
+TEST(HaloDeriveConvTransposeTest, DocumentedFormulaIsWhatTheCodeReturns) {
+  int64_t checked = 0;
+  for (int64_t n = 1; n <= 24; ++n) {
+    std::mt19937 rng(static_cast<uint32_t>(n));
+    for (const auto& sizes : ref::Splits(n, rng))
+      for (int64_t k = 1; k <= 5; ++k)
+        for (int64_t s = 1; s <= 3; ++s)
+          for (int64_t d = 1; d <= 3; ++d)
+            for (int64_t p = 0; p <= 3; ++p) {
+              const ref::Op op{ref::kConvTranspose, k, s, d, p, 0, 0};
+              const auto got = DeriveWindows(n, ToRanges(ref::FromSizes(sizes)), ToOp(op));
+              if (!got.ok()) continue;  // no output rows
+              int64_t j0 = 0;
+              for (size_t q = 0; q < sizes.size(); ++q) {
+                const int64_t j1 = j0 + got->out_sizes[q] - 1;
+                if (j1 < j0) continue;  // owns no outputs
+                const ref::Range want = DocumentedTransposeWindow(n, j0, j1, op);
+                const RowRange w = got->windows[q];
+                // Outputs no input reaches (holes when s > d(k-1) + 1) read nothing: any empty
+                // window will do.
+                const ref::Range have =
+                    w.begin == w.end ? ref::Range{0, 0} : ref::Range{w.begin, w.end};
+                ASSERT_EQ(want, have)
+                    << ref::Describe(n, ref::FromSizes(sizes), op) << " piece " << q;
+                j0 = j1 + 1;
+                ++checked;
+              }
+            }
+  }
+  EXPECT_GT(checked, 10000);
+}
+
+TEST(HaloDeriveConvTransposeTest, DilationLeavesRowsUnread) {
+  // N = 2 over [0,1) [1,2); k = 2, s = 1, d = 2, p = 1: N_out = 2, one output each. Output 0
+  // is reached only by row 1 (tap 0: 1·1 - 1 + 0 = 0), output 1 only by row 0 (tap 1:
+  // 0 - 1 + 2 = 1). The old formula [ceil((j0 + p - d(k-1))/s), floor((j1 + p)/s) + 1) said
+  // [0, 2) for both.
+  const auto got = DeriveWindows(2, std::vector<RowRange>{{0, 1}, {1, 2}},
+                                 WindowOp{WindowKind::kConvTranspose, 2, 1, 2, 1, 0, 0});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ(got->out_sizes, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(got->windows[0].begin, 1);
+  EXPECT_EQ(got->windows[0].end, 2);
+  EXPECT_EQ(got->windows[1].begin, 0);
+  EXPECT_EQ(got->windows[1].end, 1);
 }
 
 TEST(HaloDeriveInterpTest, NearestAndLinearMatchBruteForce) {
