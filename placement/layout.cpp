@@ -103,7 +103,8 @@ Status Layout::ResolveSplits(std::vector<std::optional<std::vector<int64_t>>>& g
   if (!given.empty() && given.size() != shape_.size())
     return InvalidArgument("split_sizes has " + Str(int64_t(given.size())) +
                            " entries but the tensor has " + Str(ndim()) + " dims");
-  splits_.assign(shape_.size(), DimSplit{});
+  splits_.clear();
+  splits_.resize(shape_.size());
   for (int32_t m = 0; m < mesh_->ndim(); ++m) {
     if (const auto* s = std::get_if<Shard>(&placements_[m])) {
       splits_[s->dim].mesh_dims.push_back(m);

@@ -209,12 +209,16 @@ Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleR
   WEFT_RETURN_IF_ERROR(CheckAligned(r, choice));
   Candidate c;
   const size_t n = current.size() + r.outputs.size();
+  c.inputs.reserve(current.size());
+  c.outputs.reserve(r.outputs.size());
   for (size_t t = 0; t < n; ++t) {
     Layout::Spec spec;
     spec.mesh = mesh;
     const bool input = t < current.size();
     spec.shape = input ? current[t]->shape() : r.outputs[t - current.size()].shape;
     spec.dtype = input ? current[t]->dtype() : r.outputs[t - current.size()].dtype;
+    spec.placements.reserve(choice.size());
+    spec.splits.reserve(spec.shape.size());
     for (size_t m = 0; m < choice.size(); ++m)
       spec.placements.push_back(
           choice[m] < 0 ? placement::Placement{placement::Replicate{}}

@@ -100,16 +100,23 @@ Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
 
 namespace {
 
-// Whether `to` makes a Partial of a shard on some mesh dim. The planner can (the shard in
-// place, zeros elsewhere) and prices it as a local copy, but the op then runs on tensors
-// inflated to full size, and its Partial output still owes the all-reduce the cost model does
-// not see: an FFT of an S(0) input would pick "S(0) -> P(sum), FFT, P(sum)" over the transpose.
-// DTensor never moves a shard to a Partial either. From R it stays allowed: a bias made
-// P(sum) for a row-parallel product costs nothing and inflates nothing.
-bool ShardToPartial(const placement::Layout& from, const placement::Layout& to) {
-  for (size_t m = 0; m < from.placements().size(); ++m)
-    if (placement::IsShard(from.placements()[m]) && placement::IsPartial(to.placements()[m]))
-      return true;
+// Whether the combination `choice` makes a Partial of a shard of some input on some mesh dim.
+// The planner can (the shard in place, zeros elsewhere) and prices it as a local copy, but the
+// op then runs on tensors inflated to full size, and its Partial output still owes the
+// all-reduce the cost model does not see: an FFT of an S(0) input would pick "S(0) -> P(sum),
+// FFT, P(sum)" over the transpose. DTensor never moves a shard to a Partial either. From R it
+// stays allowed: a bias made P(sum) for a row-parallel product costs nothing and inflates
+// nothing. (Mesh dims of extent 1 are R in every candidate.)
+bool MovesShardToPartial(std::span<const LayoutPtr> inputs, const RuleResult& r,
+                         const std::vector<int32_t>& choice) {
+  for (size_t m = 0; m < choice.size(); ++m) {
+    if (choice[m] < 0) continue;
+    const auto& codes = r.strategies[static_cast<size_t>(choice[m])].codes;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (placement::IsShard(inputs[i]->placements()[m]) &&
+          codes[i].kind == PlacementCode::Kind::kPartial)
+        return true;
+  }
   return false;
 }
 
@@ -117,10 +124,10 @@ bool ShardToPartial(const placement::Layout& from, const placement::Layout& to) 
 
 StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
                              const RuleResult& r, std::vector<int32_t> choice) {
+  // Checked on the codes first: most of a candidate's cost is making its layouts.
+  if (MovesShardToPartial(inputs, r, choice)) return nullptr;
   auto c = BuildCandidate(inputs, r, std::move(choice));
   if (!c.ok()) return nullptr;  // no layout for this combination
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (ShardToPartial(*inputs[i], *c->inputs[i])) return nullptr;
   auto s = std::make_shared<Strategy>();
   for (size_t i = 0; i < inputs.size(); ++i) {
     auto cost = MoveCost(inputs[i], c->inputs[i]);

@@ -1,6 +1,7 @@
 #include "placement/planner/byte_bound.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <numeric>
@@ -70,9 +71,10 @@ DimPieces PiecesOf(const Layout& l, int32_t d) {
 // Tensor dims whose blocks vary together over the `free` mesh dims, once the `fixed` ones are
 // set: the per-rank sums factor over such components.
 struct Component {
-  std::vector<int32_t> dims;
+  uint32_t dims = 0;  // bit d: tensor dim d (at most kMaxTensorDims = 32 of them)
   DimMask free = 0;
 };
+static_assert(kMaxTensorDims <= 32);
 
 struct Split {
   DimMask fixed = 0;
@@ -82,8 +84,8 @@ struct Split {
 
 Split SplitFor(const Mesh& mesh, const std::vector<DimMask>& varies, DimMask fixed) {
   const int32_t nd = static_cast<int32_t>(varies.size());
-  std::vector<int32_t> root(static_cast<size_t>(nd));
-  std::iota(root.begin(), root.end(), 0);
+  std::array<int32_t, kMaxTensorDims> root;
+  std::iota(root.begin(), root.begin() + nd, 0);
   auto find = [&](int32_t d) {
     while (root[d] != d) d = root[d] = root[root[d]];
     return d;
@@ -92,14 +94,15 @@ Split SplitFor(const Mesh& mesh, const std::vector<DimMask>& varies, DimMask fix
     for (int32_t b = 0; b < a; ++b)
       if ((varies[a] & varies[b] & ~fixed) != 0) root[find(a)] = find(b);
   Split s{fixed, {}, 0};
-  std::vector<int32_t> part_of(static_cast<size_t>(nd), -1);
+  std::array<int32_t, kMaxTensorDims> part_of;
+  std::fill(part_of.begin(), part_of.begin() + nd, -1);
   for (int32_t d = 0; d < nd; ++d) {
     int32_t& p = part_of[find(d)];
     if (p < 0) {
       p = static_cast<int32_t>(s.parts.size());
       s.parts.emplace_back();
     }
-    s.parts[p].dims.push_back(d);
+    s.parts[p].dims |= 1u << d;
     s.parts[p].free |= varies[d] & ~fixed;
   }
   int64_t per = 0;
@@ -142,6 +145,7 @@ class Evaluator {
     k_ = static_cast<int32_t>(plan.steps.size());
     nd_ = plan.src->ndim();
     std::vector<DimMask> varies(static_cast<size_t>(nd_), 0);
+    pieces_.reserve(layouts.size() * static_cast<size_t>(nd_));
     for (const Layout* l : layouts)
       for (int32_t d = 0; d < nd_; ++d) {
         pieces_.push_back(PiecesOf(*l, d));
@@ -201,7 +205,8 @@ class Evaluator {
   // Multiplies `part`'s factor of every term at `c` into t.
   void Terms(const Component& part, const Coord& c, int64_t* t) {
     std::vector<std::pair<int64_t, int64_t>>& span = span_;  // (offset, size) of each layout
-    for (int32_t d : part.dims) {
+    for (uint32_t rest = part.dims; rest != 0; rest &= rest - 1) {
+      const int32_t d = std::countr_zero(rest);
       for (int32_t j = 0; j <= k_; ++j) {
         const DimPieces& p = pieces_[static_cast<size_t>(j * nd_ + d)];
         int64_t at = 0;

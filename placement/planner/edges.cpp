@@ -14,12 +14,12 @@ bool SameSplit(const StateInfo& a, const StateInfo& b, int32_t d) {
 int32_t Lowest(uint32_t mask) { return std::countr_zero(mask); }
 int32_t Highest(uint32_t mask) { return 31 - std::countl_zero(mask); }
 
-// Whether the pieces of tensor dim `d` at the level of the first `outer` sharding dims agree
+// Whether the pieces of tensor dim `d` at the level of the outer sharding dims `outer` agree
 // in A and B (their outer sharding dims being the same list).
-bool SameOuterPieces(const Layout& a, const Layout& b, int32_t d, int32_t outer) {
-  if (!a.split(d).is_explicit() && !b.split(d).is_explicit()) return true;  // chunk: by nesting
-  return OuterPieces(a, d, static_cast<size_t>(outer)) ==
-         OuterPieces(b, d, static_cast<size_t>(outer));
+bool SameOuterPieces(const StateInfo& a, const StateInfo& b, int32_t d, uint32_t outer) {
+  if ((((a.explicit_dims | b.explicit_dims) >> d) & 1u) == 0) return true;  // chunk: by nesting
+  const auto n = static_cast<size_t>(std::popcount(outer));
+  return OuterPieces(*a.layout, d, n) == OuterPieces(*b.layout, d, n);
 }
 
 // Tensor dim `d` is re-cut only inside mesh dims G: outside G the cut is the same list of dims,
@@ -34,7 +34,7 @@ bool ClosedWithin(const StateInfo& a, const StateInfo& b, int32_t d, uint32_t g)
       return false;  // a dim outside G nested inside one in G
   }
   if ((sa & ~g) != (sb & ~g)) return false;
-  return SameOuterPieces(*a.layout, *b.layout, d, std::popcount(sa & ~g));
+  return SameOuterPieces(a, b, d, sa & ~g);
 }
 
 // B's dim i replaces A's, a reduction or conjugate: the other tensor dims keep their splits
@@ -49,7 +49,7 @@ bool OnlyDimChanges(const StateInfo& a, const StateInfo& b, int32_t i, int32_t d
   const uint32_t sw = wide.sharding[d], sn = narrow.sharding[d];
   if (sw == 0 || Highest(sw) != i) return false;
   if (sn != (sw & ~(1u << i))) return false;
-  return SameOuterPieces(*wide.layout, *narrow.layout, d, std::popcount(sn));
+  return SameOuterPieces(wide, narrow, d, sn);
 }
 
 int32_t ShardDim(const Placement& p) {
@@ -134,14 +134,12 @@ StepKind MovementKind(const StateInfo& A, const StateInfo& B, uint32_t g, int32_
 
 // Data movement A -> B over every minimal valid set G of mesh dims (ascending bitmask order).
 void Movements(const StateInfo& A, const StateInfo& B, int32_t b, std::vector<Edge>& out) {
-  const int32_t nm = static_cast<int32_t>(A.placements().size());
-  uint32_t changed = 0, allowed = 0;
-  for (int32_t m = 0; m < nm; ++m) {
-    const bool pa = IsPartial(A.placements()[m]), pb = IsPartial(B.placements()[m]);
-    if ((pa || pb) && A.codes[m] != B.codes[m]) return;  // not a data movement
+  const auto nm = static_cast<int32_t>(A.placements().size());
+  uint32_t changed = 0;
+  for (int32_t m = 0; m < nm; ++m)
     if (A.codes[m] != B.codes[m]) changed |= 1u << m;
-    if (!pa && A.layout->mesh().shape()[m] > 1) allowed |= 1u << m;
-  }
+  if ((changed & (A.partial | B.partial)) != 0) return;  // not a data movement
+  const uint32_t allowed = A.wide & ~A.partial;
   if ((changed & ~allowed) != 0) return;
   // The sets G = changed | s over the subsets s of the other allowed dims, ascending (so
   // subsets before their supersets); the found ones are the edges just pushed.

@@ -72,8 +72,12 @@ Result<std::vector<Step>> ShortestPath(const std::vector<State>& states, int32_t
                                        const CostModel& model) {
   std::vector<Label> label(states.size());
   const std::vector<int32_t> key = KeyRanks(states);
-  std::priority_queue<QueueItem, std::vector<QueueItem>, std::greater<>> queue;
+  std::vector<QueueItem> storage;
+  storage.reserve(4 * states.size());
+  std::priority_queue<QueueItem, std::vector<QueueItem>, std::greater<>> queue({},
+                                                                               std::move(storage));
   std::vector<Edge> edges;
+  edges.reserve(2 * states.size());
   std::vector<char> done(states.size(), 0);
   label[0].cost = 0;
   queue.emplace(0.0, 0, key[0], 0);

@@ -126,9 +126,15 @@ std::shared_ptr<const StateInfo> MakeStateInfo(const LayoutPtr& layout,
                                                std::span<const Coord> samples) {
   auto info = std::make_shared<StateInfo>();
   info->layout = layout;
-  for (int32_t m = 0; m < layout->mesh().ndim(); ++m)
+  for (int32_t m = 0; m < layout->mesh().ndim(); ++m) {
     info->codes[m] = EncodePlacement(layout->placements()[m]);
-  for (int32_t d = 0; d < layout->ndim(); ++d) info->sharding[d] = ShardingMask(*layout, d);
+    if (IsPartial(layout->placements()[m])) info->partial |= 1u << m;
+    if (layout->mesh().shape()[m] > 1) info->wide |= 1u << m;
+  }
+  for (int32_t d = 0; d < layout->ndim(); ++d) {
+    info->sharding[d] = ShardingMask(*layout, d);
+    if (layout->split(d).is_explicit()) info->explicit_dims |= 1u << d;
+  }
   info->samples = SampleBlocks(*layout, samples);
   return info;
 }

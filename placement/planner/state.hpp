@@ -23,6 +23,9 @@ struct StateInfo {
   // blocks at SampleCoords.
   std::array<int32_t, kMaxMeshDims> codes{};
   std::array<uint32_t, kMaxTensorDims> sharding{};
+  uint32_t explicit_dims = 0;  // bit d: tensor dim d has an explicit split
+  uint32_t partial = 0;        // bit m: mesh dim m is Partial
+  uint32_t wide = 0;           // bit m: mesh dim m has extent > 1
   SampleBlocks samples;
 
   const std::vector<Placement>& placements() const { return layout->placements(); }
