@@ -39,15 +39,14 @@ json TensorJson(const IndexTensor& t) {
     places.push_back(p.kind == 1 ? "S" + std::to_string(p.dim) : std::string("R"));
   json boxes = json::array();
   for (const IndexBox& b : t.boxes)
-    boxes.push_back({{"offset", std::vector<int64_t>(b.box.offset.begin(),
-                                                     b.box.offset.begin() + b.box.ndim)},
-                     {"shape", std::vector<int64_t>(b.box.shape.begin(),
-                                                    b.box.shape.begin() + b.box.ndim)},
-                     {"file", b.file},
-                     {"key", b.key},
-                     {"byte_offset", b.byte_offset},
-                     {"nbytes", b.nbytes},
-                     {"crc32c", b.crc32c}});
+    boxes.push_back(
+        {{"offset", std::vector<int64_t>(b.box.offset.begin(), b.box.offset.begin() + b.box.ndim)},
+         {"shape", std::vector<int64_t>(b.box.shape.begin(), b.box.shape.begin() + b.box.ndim)},
+         {"file", b.file},
+         {"key", b.key},
+         {"byte_offset", b.byte_offset},
+         {"nbytes", b.nbytes},
+         {"crc32c", b.crc32c}});
   return {{"name", t.name},
           {"dtype", DTypeName(t.dtype)},
           {"shape", t.shape},
@@ -125,8 +124,8 @@ Result<IndexTensor> TensorFromJson(const json& j, size_t nfiles, const std::stri
   const json& boxes = j.value("boxes", json());
   if (!boxes.is_array()) return InvalidArgument(what + " has no boxes");
   for (size_t i = 0; i < boxes.size(); ++i) {
-    WEFT_ASSIGN_OR_RETURN(
-        IndexBox b, BoxFromJson(boxes[i], t.shape.size(), nfiles, what + " box " + std::to_string(i)));
+    WEFT_ASSIGN_OR_RETURN(IndexBox b, BoxFromJson(boxes[i], t.shape.size(), nfiles,
+                                                  what + " box " + std::to_string(i)));
     t.boxes.push_back(std::move(b));
   }
   WEFT_RETURN_IF_ERROR(Finish(t, where));
@@ -221,8 +220,7 @@ Result<Index> ParseIndex(const std::string& text, const std::string& where) {
   const json j = json::parse(text, nullptr, false);
   const bool ok = !j.is_discarded() && j.is_object() && j.contains("format") &&
                   j["format"].is_string() && j["format"].get<std::string>() == "weft-checkpoint";
-  if (!ok)
-    return InvalidArgument(where + " is not a Weft checkpoint index (bad JSON or format)");
+  if (!ok) return InvalidArgument(where + " is not a Weft checkpoint index (bad JSON or format)");
   Index index;
   index.version = j.value("version", 0);
   if (index.version != kFormatVersion)
@@ -254,14 +252,12 @@ std::vector<int64_t> BoxesTouching(const IndexTensor& t, const Box& block) {
   for (int32_t d = 0; d < nd; ++d) {
     const auto& c = t.cuts[d];
     lo[d] = std::upper_bound(c.begin(), c.end(), block.offset[d]) - c.begin() - 1;
-    hi[d] = std::upper_bound(c.begin(), c.end(), block.offset[d] + block.shape[d] - 1) -
-            c.begin();
+    hi[d] = std::upper_bound(c.begin(), c.end(), block.offset[d] + block.shape[d] - 1) - c.begin();
     at[d] = lo[d];
   }
   while (true) {
     int64_t cell = 0;
-    for (int32_t d = 0; d < nd; ++d)
-      cell = cell * static_cast<int64_t>(t.pieces[d].size()) + at[d];
+    for (int32_t d = 0; d < nd; ++d) cell = cell * static_cast<int64_t>(t.pieces[d].size()) + at[d];
     if (t.cell_box[cell] >= 0) out.push_back(t.cell_box[cell]);
     int32_t d = nd - 1;
     for (; d >= 0; --d) {

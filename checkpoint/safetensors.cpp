@@ -18,10 +18,10 @@ struct Name {
   const char* name;
 };
 constexpr Name kNames[] = {
-    {{kCodeBool, 8, 1}, "BOOL"},    {{kCodeUInt, 8, 1}, "U8"},     {{kCodeInt, 8, 1}, "I8"},
-    {{kCodeInt, 16, 1}, "I16"},     {{kCodeUInt, 16, 1}, "U16"},   {{kCodeFloat, 16, 1}, "F16"},
-    {{kCodeBfloat, 16, 1}, "BF16"}, {{kCodeInt, 32, 1}, "I32"},    {{kCodeUInt, 32, 1}, "U32"},
-    {{kCodeFloat, 32, 1}, "F32"},   {{kCodeFloat, 64, 1}, "F64"},  {{kCodeInt, 64, 1}, "I64"},
+    {{kCodeBool, 8, 1}, "BOOL"},    {{kCodeUInt, 8, 1}, "U8"},    {{kCodeInt, 8, 1}, "I8"},
+    {{kCodeInt, 16, 1}, "I16"},     {{kCodeUInt, 16, 1}, "U16"},  {{kCodeFloat, 16, 1}, "F16"},
+    {{kCodeBfloat, 16, 1}, "BF16"}, {{kCodeInt, 32, 1}, "I32"},   {{kCodeUInt, 32, 1}, "U32"},
+    {{kCodeFloat, 32, 1}, "F32"},   {{kCodeFloat, 64, 1}, "F64"}, {{kCodeInt, 64, 1}, "I64"},
     {{kCodeUInt, 64, 1}, "U64"},
 };
 
@@ -102,7 +102,8 @@ Result<StFile> Parse(const std::string& header_json, uint64_t data_start,
       return InvalidArgument(where + ": tensor " + key + " has bad data_offsets");
     e.begin = v["data_offsets"][0].get<uint64_t>();
     e.end = v["data_offsets"][1].get<uint64_t>();
-    if (e.end < e.begin) return InvalidArgument(where + ": tensor " + key + " ends before it begins");
+    if (e.end < e.begin)
+      return InvalidArgument(where + ": tensor " + key + " ends before it begins");
     f.entries.push_back(std::move(e));
   }
   std::sort(f.entries.begin(), f.entries.end(),

@@ -17,7 +17,7 @@ namespace weft::checkpoint {
 struct StEntry {
   std::string key;
   DType dtype;
-  std::vector<int64_t> shape;  // Weft's shape; complex types gain a trailing 2 in the file
+  std::vector<int64_t> shape;   // Weft's shape; complex types gain a trailing 2 in the file
   uint64_t begin = 0, end = 0;  // in the data section
 };
 

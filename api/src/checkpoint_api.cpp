@@ -39,8 +39,7 @@ Status CheckIndex(const weft::api::CheckpointObject& c, int32_t index) {
 }
 
 Status FillInfo(const ck::IndexTensor& t, weft_checkpoint_tensor_info_t* info) {
-  WEFT_RETURN_IF_ERROR(
-      weft::api::CheckStructSize(info, sizeof(*info), sizeof(*info), "info"));
+  WEFT_RETURN_IF_ERROR(weft::api::CheckStructSize(info, sizeof(*info), sizeof(*info), "info"));
   weft_checkpoint_tensor_info_t out{};
   out.struct_size = sizeof(out);
   out.ndim = static_cast<int32_t>(t.shape.size());
@@ -75,9 +74,8 @@ weft_status_t weft_checkpoint_load(weft_context_t* ctx, const char* path, int32_
                                    const char* const* names, const weft_layout_t* const* layouts,
                                    DLTensor* const* tensors,
                                    const weft_checkpoint_load_options_t* opts) {
-  return Guard(__func__, [&] {
-    return weft::api::ckpt::Load(ctx, path, n, names, layouts, tensors, opts);
-  });
+  return Guard(__func__,
+               [&] { return weft::api::ckpt::Load(ctx, path, n, names, layouts, tensors, opts); });
 }
 
 weft_status_t weft_checkpoint_open(const char* path, weft_checkpoint_t** ckpt) {
@@ -119,8 +117,8 @@ weft_status_t weft_checkpoint_find(const weft_checkpoint_t* ckpt, const char* na
   });
 }
 
-weft_status_t weft_checkpoint_tensor_name(const weft_checkpoint_t* ckpt, int32_t index,
-                                          char* buf, size_t len, size_t* needed) {
+weft_status_t weft_checkpoint_tensor_name(const weft_checkpoint_t* ckpt, int32_t index, char* buf,
+                                          size_t len, size_t* needed) {
   return Guard(__func__, [&]() -> Status {
     WEFT_USE(c, ckpt);
     WEFT_RETURN_IF_ERROR(CheckIndex(*c, index));
@@ -147,8 +145,8 @@ weft_status_t weft_checkpoint_tensor_pieces(const weft_checkpoint_t* ckpt, int32
     WEFT_RETURN_IF_ERROR(CheckIndex(*c, index));
     const ck::IndexTensor& t = c->index.tensors[index];
     if (dim < 0 || static_cast<size_t>(dim) >= t.pieces.size())
-      return InvalidArgument("dim is " + std::to_string(dim) + " but tensor " + t.name +
-                             " has " + std::to_string(t.pieces.size()) + " dims");
+      return InvalidArgument("dim is " + std::to_string(dim) + " but tensor " + t.name + " has " +
+                             std::to_string(t.pieces.size()) + " dims");
     const auto& p = t.pieces[dim];
     *count = static_cast<int64_t>(p.size());
     if (len < *count) return Status::Ok();

@@ -43,8 +43,7 @@ struct Item {
 // Checks path, n and the arrays, the names (non-empty, unique) and layouts (live, on ctx's
 // world) and builds the items (views are filled by the callers, which know input from output).
 Result<std::vector<Item>> CheckItems(const World& w, const char* path, int32_t n,
-                                     const char* const* names,
-                                     const weft_layout_t* const* layouts);
+                                     const char* const* names, const weft_layout_t* const* layouts);
 // The view of `t` as rank's block of item's layout (NULL allowed for an empty block).
 Status CheckBlockView(const World& w, const DLTensor* t, const std::string& arg, bool output,
                       Item& item);

@@ -31,8 +31,8 @@ Status CheckArgs(const World& w, const char* path, int32_t n, const char* const*
       if (placement::IsPartial(p))
         return InvalidArgument("layouts[" + std::to_string(i) + "] (tensor " + items[i].name +
                                ") has a Partial placement: load into Replicate or Shard");
-    WEFT_RETURN_IF_ERROR(CheckBlockView(w, tensors[i], "tensors[" + std::to_string(i) + "]",
-                                        true, items[i]));
+    WEFT_RETURN_IF_ERROR(
+        CheckBlockView(w, tensors[i], "tensors[" + std::to_string(i) + "]", true, items[i]));
   }
   *out = std::move(items);
   return Status::Ok();
@@ -54,7 +54,8 @@ Result<std::vector<const ck::IndexTensor*>> Match(const ck::Index& index,
     if (t.shape != it.layout->shape()) {
       std::string saved, wanted;
       for (int64_t e : t.shape) saved += (saved.empty() ? "" : ",") + std::to_string(e);
-      for (int64_t e : it.layout->shape()) wanted += (wanted.empty() ? "" : ",") + std::to_string(e);
+      for (int64_t e : it.layout->shape())
+        wanted += (wanted.empty() ? "" : ",") + std::to_string(e);
       return InvalidArgument("tensor " + it.name + " was saved with shape [" + saved +
                              "] but is loaded with shape [" + wanted + "]");
     }

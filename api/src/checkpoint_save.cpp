@@ -50,8 +50,8 @@ Status CheckArgs(const World& w, const char* path, int32_t n, const char* const*
   if (n > 0 && tensors == nullptr) return InvalidArgument("tensors is NULL");
   for (int32_t i = 0; i < n; ++i) {
     WEFT_RETURN_IF_ERROR(ck::StDTypeName(items[i].layout->dtype()).status());
-    WEFT_RETURN_IF_ERROR(CheckBlockView(w, tensors[i], "tensors[" + std::to_string(i) + "]",
-                                        false, items[i]));
+    WEFT_RETURN_IF_ERROR(
+        CheckBlockView(w, tensors[i], "tensors[" + std::to_string(i) + "]", false, items[i]));
   }
   *out = std::move(items);
   return Status::Ok();
@@ -98,16 +98,16 @@ Status ReducePartials(const World& w, const DLTensor* const* tensors, std::vecto
     Box in_block = it.view.block, out_block = ck::BlockOf(*saved, w.rank);
     buffers.emplace_back(static_cast<size_t>(out_block.Volume() * it.view.item));
     char* data = buffers.back().data();
-    DLTensor empty_in = CompactTensor(nullptr, it.layout->dtype(), in_block.shape.data(),
-                                      in_block.ndim);
+    DLTensor empty_in =
+        CompactTensor(nullptr, it.layout->dtype(), in_block.shape.data(), in_block.ndim);
     const DLTensor* in = tensors[i] != nullptr ? tensors[i] : &empty_in;
     DLTensor out = CompactTensor(data, saved->dtype(), out_block.shape.data(), out_block.ndim);
     DLTensor* outp = &out;
     Ref<Context> c;
     WEFT_RETURN_IF_ERROR(RunContext(it.layout->mesh().context(), "layouts", &c));
     WEFT_ASSIGN_OR_RETURN(PlanRunner runner, c->plan_cache().Get(it.layout, saved));
-    WEFT_RETURN_IF_ERROR(ExecutePlan(*c, std::move(runner), {}, 1, &in, &outp, nullptr, &w.call,
-                                     nullptr, true));
+    WEFT_RETURN_IF_ERROR(
+        ExecutePlan(*c, std::move(runner), {}, 1, &in, &outp, nullptr, &w.call, nullptr, true));
     it.layout = saved;
     it.view = placement::executor::CompactView(data, out_block, it.view.item);
   }
@@ -143,9 +143,9 @@ Result<Written> WriteMine(const World& w, const std::string& dir, const std::vec
   }
   Written out;
   if (entries.empty()) return out;
-  WEFT_ASSIGN_OR_RETURN(std::string header,
-                        ck::StHeader(entries, {{"format", "weft-checkpoint"},
-                                               {"rank", std::to_string(w.rank)}}));
+  WEFT_ASSIGN_OR_RETURN(
+      std::string header,
+      ck::StHeader(entries, {{"format", "weft-checkpoint"}, {"rank", std::to_string(w.rank)}}));
   out.data_start = header.size();
   const std::string path = dir + "/" + FileName(w.rank);
   WEFT_ASSIGN_OR_RETURN(ck::File f, ck::File::Create(path));
@@ -235,8 +235,7 @@ ck::Index BuildIndex(const World& w, const std::vector<Item>& items,
 // Rank 0: the index, fsyncs, and the rename that publishes the checkpoint.
 Status Commit(const std::string& tmp, const std::string& path, bool overwrite, ck::Index index) {
   for (ck::IndexTensor& t : index.tensors) WEFT_RETURN_IF_ERROR(ck::Finish(t, "the new index"));
-  WEFT_RETURN_IF_ERROR(
-      ck::WriteWholeFile(tmp + "/" + ck::kIndexName, ck::IndexToJson(index)));
+  WEFT_RETURN_IF_ERROR(ck::WriteWholeFile(tmp + "/" + ck::kIndexName, ck::IndexToJson(index)));
   WEFT_RETURN_IF_ERROR(ck::SyncDir(tmp));
   const bool replaced = overwrite && ck::Exists(path);
   WEFT_RETURN_IF_ERROR(ck::PublishDir(tmp, path, overwrite));
@@ -260,7 +259,8 @@ Status MakeTemp(const std::string& tmp, const std::string& path, bool overwrite)
 Status Save(weft_context_t* ctx, const char* path, int32_t n, const char* const* names,
             const weft_layout_t* const* layouts, const DLTensor* const* tensors,
             const weft_checkpoint_save_options_t* opts, weft_work_t** work) {
-  const int64_t timeout = opts != nullptr && opts->struct_size >= sizeof(*opts) ? opts->timeout_ms : 0;
+  const int64_t timeout =
+      opts != nullptr && opts->struct_size >= sizeof(*opts) ? opts->timeout_ms : 0;
   WEFT_ASSIGN_OR_RETURN(World w, WorldOf(ctx, timeout));
   std::vector<Item> items;
   const Status args = CheckArgs(w, path, n, names, layouts, tensors, opts, work, &items);
@@ -272,8 +272,7 @@ Status Save(weft_context_t* ctx, const char* path, int32_t n, const char* const*
 
   std::vector<std::vector<char>> buffers;
   WEFT_RETURN_IF_ERROR(Agree(w, ReducePartials(w, tensors, items, buffers)));
-  WEFT_RETURN_IF_ERROR(
-      Agree(w, w.rank == 0 ? MakeTemp(tmp, final_path, overwrite) : Status::Ok()));
+  WEFT_RETURN_IF_ERROR(Agree(w, w.rank == 0 ? MakeTemp(tmp, final_path, overwrite) : Status::Ok()));
   Result<Written> mine = WriteMine(w, tmp, items);
   WEFT_RETURN_IF_ERROR(Agree(w, mine.status()));
   const auto all = AllBoxes(items);

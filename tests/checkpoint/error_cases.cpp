@@ -21,7 +21,9 @@ std::string Dir(const std::string& leaf) {
   return DataDir() + "/errors" + std::to_string(TheWorld().size) + "_" + leaf;
 }
 
-void Barrier() { ASSERT_EQ(weft_barrier(TheWorld().ctx, nullptr, 0, nullptr, nullptr, nullptr), WEFT_OK); }
+void Barrier() {
+  ASSERT_EQ(weft_barrier(TheWorld().ctx, nullptr, 0, nullptr, nullptr, nullptr), WEFT_OK);
+}
 
 // One float32 tensor "a" of shape [rows, 3] sharded over the world, holding the formula for
 // tensor index `t`.

@@ -35,10 +35,11 @@ const std::vector<Spec>& SavedSpecs() {
   static const std::vector<Spec> specs = [] {
     std::vector<Spec> s;
     const std::pair<const char*, DLDataType> dts[] = {
-        {"bool", kBool}, {"i8", kI8},   {"i16", kI16},   {"i32", kI32}, {"i64", kI64},
-        {"u8", kU8},     {"u16", kU16}, {"u32", kU32},   {"u64", kU64}, {"f16", kF16},
-        {"bf16", kBF16}, {"f32", kF32}, {"f64", kF64},   {"c64", kC64}, {"c128", kC128}};
-    for (const auto& [n, dt] : dts) s.push_back({std::string("dt_") + n, dt, {7, 5}, {"S0", "S1"}, {}});
+        {"bool", kBool}, {"i8", kI8},   {"i16", kI16}, {"i32", kI32}, {"i64", kI64},
+        {"u8", kU8},     {"u16", kU16}, {"u32", kU32}, {"u64", kU64}, {"f16", kF16},
+        {"bf16", kBF16}, {"f32", kF32}, {"f64", kF64}, {"c64", kC64}, {"c128", kC128}};
+    for (const auto& [n, dt] : dts)
+      s.push_back({std::string("dt_") + n, dt, {7, 5}, {"S0", "S1"}, {}});
     s.push_back({"empty_shards", kI32, {1, 3}, {"S0", "S1"}, {}});
     s.push_back({"zero_size", kF32, {0, 4}, {"S0", "S1"}, {}});
     s.push_back({"scalar", kF64, {}, {"R", "R"}, {}});

@@ -15,7 +15,7 @@ struct Spec {
   std::string name;
   DLDataType dtype;
   std::vector<int64_t> shape;
-  std::vector<std::string> placements;      // on the 2x2 save mesh
+  std::vector<std::string> placements;       // on the 2x2 save mesh
   std::vector<std::vector<int64_t>> splits;  // per dim, empty = chunk
 };
 

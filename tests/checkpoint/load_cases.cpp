@@ -93,10 +93,14 @@ TEST(Load, ListsTensorsAndSavedLayouts) {
   EXPECT_EQ(n, static_cast<int32_t>(SavedSpecs().size()));
   // name -> (boxes, placement kinds): replicated data is written once; Partial was reduced.
   const std::vector<std::tuple<std::string, int64_t, int32_t, int32_t>> want = {
-      {"dt_f32", 4, WEFT_SHARD, WEFT_SHARD},        {"replicated", 1, WEFT_REPLICATE, WEFT_REPLICATE},
-      {"half_rep", 2, WEFT_SHARD, WEFT_REPLICATE},  {"zero_size", 0, WEFT_SHARD, WEFT_SHARD},
-      {"partial", 2, WEFT_SHARD, WEFT_REPLICATE},   {"empty_shards", 2, WEFT_SHARD, WEFT_SHARD},
-      {"ragged", 2, WEFT_SHARD, WEFT_SHARD},        {"scalar", 1, WEFT_REPLICATE, WEFT_REPLICATE}};
+      {"dt_f32", 4, WEFT_SHARD, WEFT_SHARD},
+      {"replicated", 1, WEFT_REPLICATE, WEFT_REPLICATE},
+      {"half_rep", 2, WEFT_SHARD, WEFT_REPLICATE},
+      {"zero_size", 0, WEFT_SHARD, WEFT_SHARD},
+      {"partial", 2, WEFT_SHARD, WEFT_REPLICATE},
+      {"empty_shards", 2, WEFT_SHARD, WEFT_SHARD},
+      {"ragged", 2, WEFT_SHARD, WEFT_SHARD},
+      {"scalar", 1, WEFT_REPLICATE, WEFT_REPLICATE}};
   for (const auto& [name, boxes, p0, p1] : want) {
     int32_t i = -1;
     WEFT_OK_OR_FAIL(weft_checkpoint_find(c, name.c_str(), &i));

@@ -64,8 +64,12 @@ typedef struct weft_checkpoint_tensor_info {
   weft_placement_t placements[WEFT_MAX_MESH_NDIM];
 } weft_checkpoint_tensor_info_t;
 
-#define WEFT_CHECKPOINT_TENSOR_INFO_INIT \
-  { sizeof(weft_checkpoint_tensor_info_t), 0, {0, 0, 0}, 0, 0, 0, {0}, {0}, {{0, 0, 0, 0}} }
+#define WEFT_CHECKPOINT_TENSOR_INFO_INIT                                      \
+  {                                                                           \
+    sizeof(weft_checkpoint_tensor_info_t), 0, {0, 0, 0}, 0, 0, 0, {0}, {0}, { \
+      { 0, 0, 0, 0 }                                                          \
+    }                                                                         \
+  }
 
 /* Saves n tensors (n >= 0) to directory `path` (collective, see above). names[i] is a non-empty
  * UTF-8 name, unique in the call; layouts[i] is tensor i's layout on a mesh of ctx; tensors[i]
