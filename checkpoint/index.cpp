@@ -196,11 +196,12 @@ Result<Index> ParseIndex(const std::string& text, const std::string& where);
 std::string IndexToJson(const Index& index) {
   json tensors = json::array();
   for (const IndexTensor& t : index.tensors) tensors.push_back(TensorJson(t));
-  const json j = {{"format", "weft-checkpoint"},
-                  {"version", index.version},
-                  {"world_size", index.world_size},
-                  {"files", index.files},
-                  {"tensors", tensors}};
+  json j = {{"format", "weft-checkpoint"},
+            {"version", index.version},
+            {"world_size", index.world_size},
+            {"files", index.files},
+            {"tensors", tensors}};
+  if (!index.save_id.empty()) j["save_id"] = index.save_id;
   return j.dump(1) + "\n";
 }
 
@@ -228,6 +229,7 @@ Result<Index> ParseIndex(const std::string& text, const std::string& where) {
                                               std::to_string(index.version) + ", this Weft reads " +
                                               std::to_string(kFormatVersion));
   index.world_size = j.value("world_size", 0);
+  if (j.contains("save_id") && j["save_id"].is_string()) index.save_id = j["save_id"];
   for (const auto& f : j.value("files", json::array())) {
     if (!f.is_string() || f.get<std::string>().find('/') != std::string::npos)
       return InvalidArgument(where + ": a file name is not a plain name");

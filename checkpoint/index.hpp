@@ -52,6 +52,7 @@ struct IndexTensor {
 struct Index {
   int32_t version = kFormatVersion;
   int32_t world_size = 0;
+  std::string save_id;  // set by asynchronous saves, which ranks poll for (may be empty)
   std::vector<std::string> files;
   std::vector<IndexTensor> tensors;
   std::unordered_map<std::string, size_t> by_name;

@@ -152,9 +152,6 @@ TEST(Errors, BadArguments) {
   bad.struct_size = 4;
   expect(weft_checkpoint_save(ctx, path.c_str(), 1, names, ls, ts, &bad, nullptr),
          WEFT_ERR_INVALID_ARGUMENT, "opts->struct_size is 4");
-  weft_work_t* work = nullptr;
-  expect(weft_checkpoint_save(ctx, path.c_str(), 1, names, ls, ts, nullptr, &work),
-         WEFT_ERR_UNSUPPORTED, "asynchronous");
   DLTensor wrong = s.block.tensor;
   wrong.dtype = DLDataType{kDLInt, 32, 1};
   const DLTensor* wts[] = {&wrong};

@@ -42,10 +42,11 @@ struct Set {
   std::vector<std::unique_ptr<weft_test::Layout>> layouts;
   std::vector<Block> blocks;
   std::vector<const weft_layout_t*> ls;
-  explicit Set(weft_context_t* ctx) : mesh(std::make_unique<weft_test::Mesh>(std::vector<int64_t>{1}, ctx)) {
+  explicit Set(weft_context_t* ctx)
+      : mesh(std::make_unique<weft_test::Mesh>(std::vector<int64_t>{1}, ctx)) {
     for (const auto& [shape, dt] : kTensors) {
-      layouts.push_back(std::make_unique<weft_test::Layout>(*mesh, shape, dt,
-                                                            std::vector<std::string>{"R"}));
+      layouts.push_back(
+          std::make_unique<weft_test::Layout>(*mesh, shape, dt, std::vector<std::string>{"R"}));
       blocks.push_back(MakeBlock(layouts.back()->l, dt, 0));
       ls.push_back(layouts.back()->l);
     }
@@ -70,8 +71,8 @@ int LoadedGeneration(weft_context_t* ctx, const std::string& path, std::vector<i
   Set s(ctx);
   std::vector<DLTensor*> ts;
   for (Block& b : s.blocks) ts.push_back(&b.tensor);
-  if (weft_checkpoint_load(ctx, path.c_str(), static_cast<int32_t>(ts.size()), kNames,
-                           s.ls.data(), ts.data(), nullptr) != WEFT_OK)
+  if (weft_checkpoint_load(ctx, path.c_str(), static_cast<int32_t>(ts.size()), kNames, s.ls.data(),
+                           ts.data(), nullptr) != WEFT_OK)
     return -1;
   for (int gen : gens) {
     bool all = true;
@@ -146,8 +147,8 @@ TEST(Kill, RandomKillsLeaveWholeCheckpoints) {
   waitpid(calib.pid, &calib_status, 0);
   close(calib.out);
   ASSERT_TRUE(WIFEXITED(calib_status) && WEXITSTATUS(calib_status) == 0);
-  const auto window = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::steady_clock::now() - t0);
+  const auto window =
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0);
   std::system(("rm -rf '" + dir + "/fresh'").c_str());
   const char* env = std::getenv("WEFT_CKPT_KILL_TRIALS");
   const int trials = env != nullptr ? std::atoi(env) : 50;
@@ -157,8 +158,8 @@ TEST(Kill, RandomKillsLeaveWholeCheckpoints) {
     Child c = Spawn(dir, trial);
     ASSERT_GT(c.pid, 0);
     ASSERT_EQ(read(c.out, &ready, 1), 1) << "the child did not start";
-    std::this_thread::sleep_for(std::chrono::microseconds(
-        std::uniform_int_distribution<int64_t>(0, window.count())(rng)));
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::uniform_int_distribution<int64_t>(0, window.count())(rng)));
     kill(c.pid, SIGKILL);
     int status = 0;
     waitpid(c.pid, &status, 0);
@@ -177,9 +178,10 @@ TEST(Kill, RandomKillsLeaveWholeCheckpoints) {
     }
   }
   // Kills must land on both sides of the commit for the test to mean anything.
-  std::printf("kill trials: %d; ck replaced before the kill: %d; fresh published: %d; "
-              "children done: %d\n",
-              trials, replaced, fresh, completed);
+  std::printf(
+      "kill trials: %d; ck replaced before the kill: %d; fresh published: %d; "
+      "children done: %d\n",
+      trials, replaced, fresh, completed);
   EXPECT_GT(replaced, 0);
   EXPECT_LT(fresh, trials);
   weft_context_destroy(ctx);

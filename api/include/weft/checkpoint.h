@@ -78,8 +78,16 @@ typedef struct weft_checkpoint_tensor_info {
  * directory next to `path`, fsyncs every file and the directories, then rank 0 renames it to
  * `path` once every rank is done: a crash at any moment leaves `path` as it was.
  * opts may be NULL (defaults).
- * work: must be NULL (blocks until the checkpoint is durable under `path`); non-NULL is
- * reserved for the asynchronous save and gives WEFT_ERR_UNSUPPORTED.
+ * work: NULL blocks until the checkpoint is durable under `path` on every rank. Non-NULL makes
+ * the save asynchronous: the call still agrees on the arguments, reduces Partial tensors and
+ * copies this rank's blocks into staging memory (reused from one save to the next; the
+ * tensors may be changed as soon as it returns), gathers the checksums, and returns; a
+ * background thread then writes and fsyncs the files and rank 0 publishes the directory.
+ * *work (weft/work.h) completes when the checkpoint is durable under `path` (or with the
+ * error of the first rank that failed, or WEFT_ERR_TIMEOUT after opts->timeout_ms, 0 meaning
+ * ten minutes). The background half never communicates (it meets the other ranks through the
+ * temporary directory), so the caller's later collectives are not held up by the disk. Wait
+ * for the work before exiting the process: an unfinished save is left unpublished.
  * Errors: WEFT_ERR_INVALID_ARGUMENT naming the argument; WEFT_ERR_INVALID_USAGE (path exists
  * without overwrite); WEFT_ERR_UNSUPPORTED (a dtype safetensors cannot hold, device memory);
  * WEFT_ERR_SYSTEM naming the file; the errors of the collectives. */
