@@ -84,7 +84,8 @@ Status AwaitPublished(const BackgroundSave& j, Clock::time_point deadline) {
 
 Status Run(const BackgroundSave& j) {
   const int64_t ms = j.timeout_ms == 0 ? kDefaultTimeoutMs : j.timeout_ms;
-  const auto deadline = ms < 0 ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(ms);
+  const auto deadline =
+      ms < 0 ? Clock::time_point::max() : Clock::now() + std::chrono::milliseconds(ms);
   Status s = WriteFile(j);
   if (!s.ok()) {
     // Best effort: rank 0 gives up at once instead of at its deadline.
@@ -94,7 +95,8 @@ Status Run(const BackgroundSave& j) {
   }
   if (j.rank != 0) return AwaitPublished(j, deadline);
   s = Publish(j, deadline);
-  if (!s.ok() && ck::Exists(j.tmp)) (void)ck::WriteWholeFile(j.tmp + "/" + kFailedName, s.message());
+  if (!s.ok() && ck::Exists(j.tmp))
+    (void)ck::WriteWholeFile(j.tmp + "/" + kFailedName, s.message());
   return s;
 }
 
@@ -146,7 +148,8 @@ Status Launch(BackgroundSave job, weft_work_t** work) {
   try {
     std::thread([shared, state] { state->Complete(Run(*shared)); }).detach();
   } catch (const std::system_error& e) {
-    state->Complete(Status(Code::kSystem, std::string("cannot start the save's thread: ") + e.what()));
+    state->Complete(
+        Status(Code::kSystem, std::string("cannot start the save's thread: ") + e.what()));
   }
   return Status::Ok();
 }

@@ -37,9 +37,9 @@ struct BackgroundSave {
   std::string tmp, path;
   int32_t rank = 0;
   bool overwrite = false;
-  int64_t timeout_ms = 0;       // 0: ten minutes; < 0: none
-  std::string header;           // empty: this rank writes no file
-  Staging data{0};              // the data section
+  int64_t timeout_ms = 0;  // 0: ten minutes; < 0: none
+  std::string header;      // empty: this rank writes no file
+  Staging data{0};         // the data section
   uint64_t data_bytes = 0;
   std::vector<int32_t> writers;  // rank 0: whose markers to wait for
   checkpoint::Index index;       // rank 0: what to publish

@@ -61,9 +61,9 @@ Result<MyFile> PlanMine(const World& w, const std::vector<Item>& items) {
     at += bytes;
   }
   if (mine.entries.empty()) return mine;
-  WEFT_ASSIGN_OR_RETURN(mine.header,
-                        ck::StHeader(mine.entries, {{"format", "weft-checkpoint"},
-                                                    {"rank", std::to_string(w.rank)}}));
+  WEFT_ASSIGN_OR_RETURN(
+      mine.header, ck::StHeader(mine.entries,
+                                {{"format", "weft-checkpoint"}, {"rank", std::to_string(w.rank)}}));
   return mine;
 }
 

@@ -3,6 +3,7 @@
 // checking every element against the formula; and list it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "tests/checkpoint/harness.hpp"
@@ -12,7 +13,12 @@ namespace {
 
 using weft_test::TheWorld;
 
-std::string SavedPath() { return DataDir() + "/saved4"; }
+// $WEFT_CKPT_SAVED names the checkpoint (default saved4, the 4-rank save; the tool's
+// launches read the one weft-ckpt split out of its consolidation).
+std::string SavedPath() {
+  const char* leaf = std::getenv("WEFT_CKPT_SAVED");
+  return DataDir() + "/" + (leaf != nullptr ? leaf : "saved4");
+}
 
 std::vector<int64_t> MeshFor2D(int32_t w) {
   if (w % 2 == 0 && w > 2) return {2, w / 2};
