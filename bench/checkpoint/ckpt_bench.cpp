@@ -75,8 +75,8 @@ Tensors Make(weft_mesh_t* mesh, int n, int64_t rows, weft_placement_t placement,
     const int64_t* sizes[2] = {split.empty() ? nullptr : split.data(), nullptr};
     const int64_t counts[2] = {static_cast<int64_t>(split.size()), 0};
     Check(weft_layout_create_ragged(mesh, 2, shape, DLDataType{kDLFloat, 32, 1}, &placement,
-                                    split.empty() ? nullptr : sizes, split.empty() ? nullptr : counts,
-                                    &l),
+                                    split.empty() ? nullptr : sizes,
+                                    split.empty() ? nullptr : counts, &l),
           "layout");
     t.layouts.emplace_back(l, weft_layout_destroy);
     int64_t local[2], off[2];
@@ -98,8 +98,8 @@ double Run(Tensors& t, const std::string& path, bool save) {
     shapes[i].resize(2);
     int64_t off[2];
     weft_layout_local_shape(t.layouts[i].get(), g_rank, shapes[i].data(), off);
-    ts[i] = DLTensor{t.blocks[i].data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shapes[i].data(),
-                     nullptr, 0};
+    ts[i] = DLTensor{t.blocks[i].data(), {kDLCPU, 0}, 2, {kDLFloat, 32, 1},
+                     shapes[i].data(),   nullptr,     0};
   }
   std::vector<const DLTensor*> in;
   std::vector<DLTensor*> out;
@@ -119,9 +119,9 @@ double Run(Tensors& t, const std::string& path, bool save) {
   }
   DropDir(path);
   return Timed([&] {
-    Check(weft_checkpoint_load(g_ctx, path.c_str(), n, names.data(), ls.data(), out.data(),
-                               nullptr),
-          "load");
+    Check(
+        weft_checkpoint_load(g_ctx, path.c_str(), n, names.data(), ls.data(), out.data(), nullptr),
+        "load");
   });
 }
 

@@ -130,7 +130,17 @@ TEST(Load, ListsTensorsAndSavedLayouts) {
   WEFT_OK_OR_FAIL(weft_checkpoint_tensor_name(c, i, buf, sizeof(buf), &needed));
   EXPECT_STREQ(buf, "ragged");
   EXPECT_EQ(weft_checkpoint_find(c, "nope", &i), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(weft_checkpoint_tensor_info(c, n, nullptr), WEFT_ERR_INVALID_ARGUMENT);
   WEFT_OK_OR_FAIL(weft_checkpoint_close(c));
+  // A closed handle, and a handle of another kind, are refused, not dereferenced.
+  EXPECT_EQ(weft_checkpoint_num_tensors(c, &n), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(weft_checkpoint_close(c), WEFT_ERR_INVALID_ARGUMENT);
+  weft_test::Mesh mesh({TheWorld().size});
+  weft_test::Layout layout(mesh, {4}, DLDataType{kDLFloat, 32, 1}, {"R"});
+  EXPECT_EQ(weft_checkpoint_num_tensors(reinterpret_cast<const weft_checkpoint_t*>(layout.l), &n),
+            WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(weft_last_error()).find("weft_layout_t"), std::string::npos)
+      << weft_last_error();
 }
 
 }  // namespace

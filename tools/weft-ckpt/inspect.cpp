@@ -73,9 +73,8 @@ int Inspect(const std::string& dir, bool boxes) {
     std::fprintf(stderr, "weft-ckpt: %s\n", index.status().message().c_str());
     return 1;
   }
-  std::printf("checkpoint %s: format %d, saved by %d ranks, %zu files, %zu tensors\n",
-              dir.c_str(), index->version, index->world_size, index->files.size(),
-              index->tensors.size());
+  std::printf("checkpoint %s: format %d, saved by %d ranks, %zu files, %zu tensors\n", dir.c_str(),
+              index->version, index->world_size, index->files.size(), index->tensors.size());
   uint64_t total = 0;
   for (const ck::IndexTensor& t : index->tensors) {
     uint64_t bytes = 0;

@@ -67,16 +67,17 @@ Status WriteRank(const ck::File& input, const ck::StFile& src, int32_t rank,
   for (const Ref& r : refs) {
     ck::IndexBox& b = index.tensors[r.tensor].boxes[r.box];
     std::string key = index.tensors[r.tensor].name + "@";
-    for (int32_t d = 0; d < b.box.ndim; ++d) key += (d ? "," : "") + std::to_string(b.box.offset[d]);
+    for (int32_t d = 0; d < b.box.ndim; ++d)
+      key += (d ? "," : "") + std::to_string(b.box.offset[d]);
     b.key = key;
     entries.push_back({key, index.tensors[r.tensor].dtype,
                        std::vector<int64_t>(b.box.shape.begin(), b.box.shape.begin() + b.box.ndim),
                        at, at + b.nbytes});
     at += b.nbytes;
   }
-  WEFT_ASSIGN_OR_RETURN(std::string header,
-                        ck::StHeader(entries, {{"format", "weft-checkpoint"},
-                                               {"rank", std::to_string(rank)}}));
+  WEFT_ASSIGN_OR_RETURN(
+      std::string header,
+      ck::StHeader(entries, {{"format", "weft-checkpoint"}, {"rank", std::to_string(rank)}}));
   char name[40];
   std::snprintf(name, sizeof(name), "rank-%05d.safetensors", rank);
   const auto file = static_cast<int32_t>(index.files.size());
