@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 namespace ckpt_test {
 namespace {
@@ -172,7 +173,8 @@ std::vector<int64_t> RaggedSizes(int64_t n, int64_t k) {
 
 std::string DataDir() {
   const char* d = std::getenv("WEFT_CKPT_DIR");
-  return d != nullptr ? d : "weft_ckpt_data";
+  // ctest sets it; a manual run writes under the temporary directory, not the source tree.
+  return d != nullptr ? d : (std::filesystem::temp_directory_path() / "weft_ckpt_data").string();
 }
 
 }  // namespace ckpt_test

@@ -44,7 +44,7 @@ int64_t Mismatches(const Block& b, DLDataType dt, int t, const std::vector<int64
 // A ragged split of n over k pieces, with empty pieces: cut i at n*i*i/(k*k).
 std::vector<int64_t> RaggedSizes(int64_t n, int64_t k);
 
-// $WEFT_CKPT_DIR or a default under the working directory.
+// $WEFT_CKPT_DIR, or weft_ckpt_data under the system's temporary directory.
 std::string DataDir();
 
 }  // namespace ckpt_test
