@@ -11,6 +11,7 @@ PACKAGES=(
   libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libdlpack-dev
+  nlohmann-json3-dev
   libgloo-dev
   libucx-dev ucx-utils
   libssl-dev

@@ -22,6 +22,8 @@ const char* TypeName(uint32_t kind) {
       return "weft_rules_t";
     case HandleKind::kStrategy:
       return "weft_strategy_t";
+    case HandleKind::kCheckpoint:
+      return "weft_checkpoint_t";
   }
   return nullptr;
 }

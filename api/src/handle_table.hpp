@@ -29,7 +29,8 @@ enum class HandleKind : uint32_t {
   kPlan = 4,
   kWork = 5,
   kRules = 6,
-  kStrategy = 7
+  kStrategy = 7,
+  kCheckpoint = 8
 };
 
 // Why a value is not a live handle of the kind asked for.

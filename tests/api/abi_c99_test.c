@@ -436,6 +436,68 @@ static void check_abort(weft_context_t* ctx) {
   CHECK(sticky == WEFT_ERR_ABORTED && needed > 1);
 }
 
+/* A checkpoint of one [2,3] float32 tensor: saved (blocking, then asynchronously over it),
+ * listed, and loaded back. */
+static void check_checkpoint(weft_context_t* ctx) {
+  const int64_t one[1] = {1}, shape[2] = {2, 3};
+  const weft_placement_t r[1] = {WEFT_PLACEMENT_REPLICATE};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  float x[6] = {0, 1, 2, 3, 4, 5}, y[6] = {0};
+  int64_t tshape[2] = {2, 3}, pieces[1] = {0}, count = 0;
+  DLTensor in, out;
+  const DLTensor* ins[1];
+  DLTensor* outs[1];
+  const char* names[1] = {"w"};
+  const weft_layout_t* layouts[1];
+  weft_mesh_t* mesh = NULL;
+  weft_layout_t* layout = NULL;
+  weft_checkpoint_t* ckpt = NULL;
+  weft_work_t* work = NULL;
+  weft_checkpoint_save_options_t sopts = WEFT_CHECKPOINT_SAVE_OPTIONS_INIT;
+  weft_checkpoint_load_options_t lopts = WEFT_CHECKPOINT_LOAD_OPTIONS_INIT;
+  weft_checkpoint_tensor_info_t info = WEFT_CHECKPOINT_TENSOR_INFO_INIT;
+  int32_t n = 0, index = -1;
+  size_t needed = 0;
+  char name[8];
+  CHECK_OK(weft_mesh_create(ctx, 1, one, NULL, &mesh));
+  CHECK_OK(weft_layout_create(mesh, 2, shape, f32, r, &layout));
+  if (layout == NULL) return;
+  memset(&in, 0, sizeof(in));
+  in.data = x;
+  in.device.device_type = kDLCPU;
+  in.ndim = 2;
+  in.dtype = f32;
+  in.shape = tshape;
+  out = in;
+  out.data = y;
+  ins[0] = &in;
+  outs[0] = &out;
+  layouts[0] = layout;
+  sopts.overwrite = 1;
+  CHECK_OK(weft_checkpoint_save(ctx, "abi_c99_ckpt", 1, names, layouts, ins, &sopts, NULL));
+  CHECK_OK(weft_checkpoint_save(ctx, "abi_c99_ckpt", 1, names, layouts, ins, &sopts, &work));
+  CHECK_OK(weft_work_wait(work, -1));
+  CHECK_OK(weft_work_release(work));
+  CHECK_OK(weft_checkpoint_open("abi_c99_ckpt", &ckpt));
+  CHECK_OK(weft_checkpoint_num_tensors(ckpt, &n));
+  CHECK(n == 1);
+  CHECK_OK(weft_checkpoint_find(ckpt, "w", &index));
+  CHECK(index == 0);
+  CHECK_OK(weft_checkpoint_tensor_name(ckpt, 0, name, sizeof(name), &needed));
+  CHECK(text_equals(needed, name, "w"));
+  CHECK_OK(weft_checkpoint_tensor_info(ckpt, 0, &info));
+  CHECK(info.ndim == 2 && info.shape[0] == 2 && info.shape[1] == 3 && info.num_boxes == 1 &&
+        info.nbytes == 24 && info.mesh_ndim == 1 && info.placements[0].kind == WEFT_REPLICATE);
+  CHECK_OK(weft_checkpoint_tensor_pieces(ckpt, 0, 1, pieces, 1, &count));
+  CHECK(count == 1 && pieces[0] == 3);
+  CHECK_OK(weft_checkpoint_close(ckpt));
+  lopts.verify = 1;
+  CHECK_OK(weft_checkpoint_load(ctx, "abi_c99_ckpt", 1, names, layouts, outs, &lopts));
+  CHECK(memcmp(x, y, sizeof(x)) == 0);
+  CHECK_OK(weft_layout_destroy(layout));
+  CHECK_OK(weft_mesh_destroy(mesh));
+}
+
 static void check_runtime(void) {
   weft_context_options_t opts = WEFT_CONTEXT_OPTIONS_INIT;
   weft_context_t* ctx = NULL;
@@ -450,6 +512,7 @@ static void check_runtime(void) {
   check_work_and_mesh(ctx);
   check_redistribute(ctx);
   check_halo(ctx);
+  check_checkpoint(ctx);
   check_abort(ctx);
   CHECK_OK(weft_context_destroy(ctx));
 }

@@ -3,6 +3,7 @@
 #ifndef WEFT_WEFT_H_
 #define WEFT_WEFT_H_
 
+#include "weft/checkpoint.h"
 #include "weft/collectives.h"
 #include "weft/context.h"
 #include "weft/halo.h"
