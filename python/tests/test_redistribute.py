@@ -128,3 +128,31 @@ def test_ragged_layouts(ctx):
     np.testing.assert_array_equal(out, block_of(dst))
     back = weft.redistribute(out, dst, src)
     np.testing.assert_array_equal(back, block_of(src))
+
+
+class Producer:
+    """A DLPack producer that is not a NumPy array (as a torch CPU tensor would be)."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_both_ways(ctx):
+    mesh = DeviceMesh(ctx, (ctx.world_size,))
+    src = Layout(mesh, (6, 5), np.int16, [Shard(0)])
+    dst = Layout(mesh, (6, 5), np.int16, [Shard(1)])
+    out_backing = dst.empty()
+    # In and out through DLPack capsules, written in place (zero copy).
+    result = weft.redistribute(Producer(block_of(src)), src, dst, Producer(out_backing))
+    assert isinstance(result, Producer)
+    np.testing.assert_array_equal(out_backing, block_of(dst))
+    # And out again: the result is a NumPy array any DLPack consumer takes without a copy.
+    plain = weft.redistribute(block_of(src), src, dst)
+    again = np.from_dlpack(plain)
+    assert again.__array_interface__["data"][0] == plain.__array_interface__["data"][0]

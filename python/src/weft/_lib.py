@@ -296,7 +296,11 @@ def _load() -> ctypes.CDLL:
 
 def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
     for name, (restype, argtypes) in _PROTOTYPES.items():
-        fn = getattr(lib, name)
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise OSError(f"{lib._name} has no {name}: it is older than this binding; "
+                          "rebuild it or point WEFT_LIBRARY at a current one") from None
         fn.restype = restype
         fn.argtypes = argtypes
     return lib
