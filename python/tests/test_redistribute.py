@@ -156,3 +156,13 @@ def test_dlpack_both_ways(ctx):
     plain = weft.redistribute(block_of(src), src, dst)
     again = np.from_dlpack(plain)
     assert again.__array_interface__["data"][0] == plain.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("placement", [Shard(1), Partial("sum"), Partial("prod"), Partial("max"),
+                                       Partial("avg")])
+def test_distribute_then_replicate(ctx, placement):
+    mesh = DeviceMesh(ctx, (ctx.world_size,))
+    src = Layout(mesh, (3, 5), np.float64, [placement])
+    dst = Layout(mesh, (3, 5), np.float64, [Replicate()])
+    full = block_of(dst)
+    np.testing.assert_array_equal(weft.redistribute(src.distribute(full), src, dst), full)
