@@ -23,6 +23,8 @@ def test_wrong_dtype(pair):
         weft.redistribute(block_of(src).astype(np.float64), src, dst)
     with pytest.raises(weft.InvalidArgumentError, match="dtype"):
         weft.redistribute(block_of(src), src, dst, np.zeros(dst.local_shape(), np.int32))
+    with pytest.raises(weft.InvalidArgumentError, match="byte order"):
+        weft.redistribute(block_of(src).astype(">f4"), src, dst)
 
 
 def test_wrong_shape(pair):

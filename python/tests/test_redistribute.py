@@ -166,3 +166,29 @@ def test_distribute_then_replicate(ctx, placement):
     dst = Layout(mesh, (3, 5), np.float64, [Replicate()])
     full = block_of(dst)
     np.testing.assert_array_equal(weft.redistribute(src.distribute(full), src, dst), full)
+
+
+def test_threads_share_layouts(ctx):
+    # The hot path reuses one DLTensor per thread: threads running the same layouts at once
+    # must each move their own buffers. One rank: several threads' collectives would not match.
+    if ctx.world_size != 1:
+        pytest.skip("one rank only")
+    import threading
+
+    mesh = DeviceMesh(ctx, (1,))
+    src = Layout(mesh, (64, 32), np.float64, [Shard(0)])
+    dst = Layout(mesh, (64, 32), np.float64, [Shard(1)])
+    errors = []
+
+    def worker(k: int) -> None:
+        for i in range(200):
+            x = np.full((64, 32), k * 1000 + i, np.float64)
+            if not (weft.redistribute(x, src, dst) == x).all():
+                errors.append((k, i))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -14,7 +14,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ._lib import DLDataType, DLManagedTensor, DLTensor
+from ._lib import DLDataType, DLDevice, DLManagedTensor, DLTensor
 from .errors import InvalidArgumentError
 
 KDL_CPU = 1
@@ -32,7 +32,37 @@ def to_dl_dtype(dtype: DTypeLike) -> DLDataType:
     code = _CODES.get(dt.kind)
     if code is None or dt.itemsize == 0:
         raise InvalidArgumentError(-1, f"dtype {dt} has no DLPack equivalent Weft takes")
+    if not dt.isnative:
+        raise InvalidArgumentError(-1, f"dtype {dt} is not in this machine's byte order")
     return DLDataType(code, dt.itemsize * 8, 1)
+
+
+class _ArrayInterface(ctypes.Structure):
+    """NumPy's PyArrayInterface, behind ndarray.__array_struct__ (a stable C structure)."""
+
+    _fields_ = [("two", ctypes.c_int), ("nd", ctypes.c_int), ("typekind", ctypes.c_char),
+                ("itemsize", ctypes.c_int), ("flags", ctypes.c_int),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("data", ctypes.c_void_p), ("descr", ctypes.c_void_p)]
+
+
+# A prototype of our own: setting argtypes on ctypes.pythonapi's would change it for everyone.
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
+def data_pointer(arr: np.ndarray) -> int:
+    """The address of arr's first element.
+
+    Read from __array_struct__: half the time of __array_interface__, which builds a dict,
+    and this is on every call's path (bench/python/binding_overhead.py).
+    """
+    return _ArrayInterface.from_address(_capsule_pointer(arr.__array_struct__, None)).data or 0
+
+
+def cpu_tensor(shape: "ctypes.Array", dl: DLDataType) -> DLTensor:
+    """A DLTensor of a row-major CPU buffer of `shape` (data set by the caller)."""
+    return DLTensor(None, DLDevice(KDL_CPU, 0), len(shape), dl, shape, None, 0)
 
 
 def to_np_dtype(dl: DLDataType) -> np.dtype:
@@ -74,22 +104,14 @@ def _numpy_view(arr: np.ndarray, name: str, writable: bool) -> View:
             els.append(s // itemsize)
         strides = (ctypes.c_int64 * ndim)(*els)
     dl = to_dl_dtype(arr.dtype)
-    t = DLTensor()
-    t.data = arr.__array_interface__["data"][0]
-    t.device.device_type = KDL_CPU
-    t.ndim = ndim
-    t.dtype = dl
-    t.shape = shape
-    t.strides = strides
+    t = DLTensor(data_pointer(arr), DLDevice(KDL_CPU, 0), ndim, dl, shape, strides, 0)
     return View(t, (arr, shape, strides), arr.shape, (dl.code, dl.bits))
 
 
 def _capsule_view(obj: Any, name: str) -> View:
     capsule = obj.__dlpack__()
-    get = ctypes.pythonapi.PyCapsule_GetPointer
-    get.restype = ctypes.c_void_p
-    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    managed = ctypes.cast(get(capsule, b"dltensor"), ctypes.POINTER(DLManagedTensor)).contents
+    managed = ctypes.cast(_capsule_pointer(capsule, b"dltensor"),
+                          ctypes.POINTER(DLManagedTensor)).contents
     t = managed.dl_tensor
     if t.device.device_type not in (KDL_CPU, KDL_CUDA_HOST):
         raise InvalidArgumentError(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _lib
+from . import _dlpack
 from ._dlpack import DTypeLike, to_dl_dtype, to_np_dtype
 from .errors import InvalidArgumentError, check, text
 from .mesh import DeviceMesh, _destroy
@@ -79,6 +81,8 @@ class Layout:
         check(lib.weft_layout_placements(handle, pl))
         self.placements: Tuple[Placement, ...] = tuple(from_c(p) for p in pl)
         self._local_cache: dict = {}
+        self._fast: Optional[Tuple[Tuple[int, ...], Any]] = None
+        self._tls = threading.local()
 
     def __del__(self) -> None:
         _destroy("weft_layout_destroy", getattr(self, "_handle", None))
@@ -114,6 +118,34 @@ class Layout:
         """The global slices `rank`'s block covers: global_array[layout.local_slices()]."""
         shape, off = self._block(rank)
         return tuple(slice(o, o + s) for o, s in zip(off, shape))
+
+    def _fast_shape(self) -> Optional[Tuple[int, ...]]:
+        """This rank's block shape when the layout is on a context's mesh holding it, else None."""
+        if self._fast is None:
+            here = self.mesh.context is not None and self.mesh.holds_self()
+            shape = self.local_shape() if here else None
+            c_shape = None if shape is None else (ctypes.c_int64 * len(shape))(*shape)
+            self._fast = (shape, c_shape)
+        return self._fast[0]
+
+    def fast_tensor(self, arr: Any, role: str, writable: bool) -> Optional[_lib.DLTensor]:
+        """The hot path's DLTensor over `arr`, or None when the general path must judge it.
+
+        Taken for a C-contiguous NumPy array with exactly this rank's block shape and the
+        layout's dtype: the descriptor is one per thread and role ("in"/"out"), reused, with
+        only its data pointer set (Weft copies descriptors during the call, SPEC §6.3).
+        """
+        shape = self._fast_shape()
+        if (shape is None or type(arr) is not np.ndarray or arr.shape != shape
+                or arr.dtype != self.dtype or not arr.flags.c_contiguous
+                or (writable and not arr.flags.writeable)):
+            return None
+        t = getattr(self._tls, role, None)
+        if t is None:
+            t = _dlpack.cpu_tensor(self._fast[1], self._dl)
+            setattr(self._tls, role, t)
+        t.data = _dlpack.data_pointer(arr)
+        return t
 
     def split_sizes(self, dim: int) -> List[int]:
         """The piece sizes of tensor dim `dim` (one piece when no mesh dim shards it)."""
