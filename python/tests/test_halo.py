@@ -35,8 +35,8 @@ def test_inplace_and_async_exchange(ctx):
     plan = HaloPlan(layout, [HaloDim(0, lo=1, hi=1, pad_lo=1, pad_hi=1, boundary="constant")],
                     constant=-7)
     shape, origin = plan.padded_shape()
-    expected = np.array([v + 1 if 0 <= v < 12 else -7 for v in range(origin[0], origin[0] + shape[0])],
-                        np.int32)
+    rows = range(origin[0], origin[0] + shape[0])
+    expected = np.array([v + 1 if 0 <= v < 12 else -7 for v in rows], np.int32)
     work = plan.exchange(block_of(layout), async_op=True)
     np.testing.assert_array_equal(work.wait(), expected)
     padded = np.zeros(shape, np.int32)

@@ -29,7 +29,9 @@ class Shard:
         object.__setattr__(self, "split", None if split is None else tuple(int(s) for s in split))
 
     def __repr__(self) -> str:
-        return f"Shard({self.dim})" if self.split is None else f"Shard({self.dim}, split={list(self.split)})"
+        if self.split is None:
+            return f"Shard({self.dim})"
+        return f"Shard({self.dim}, split={list(self.split)})"
 
 
 @dataclass(frozen=True)

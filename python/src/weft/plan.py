@@ -208,7 +208,8 @@ class Plan:
 
 
 def redistribute(x: Optional[Array], src: Layout, dst: Layout, out: Optional[Array] = None, *,
-                 async_op: bool = False, timeout_ms: Optional[int] = None) -> Union[np.ndarray, Work, None]:
+                 async_op: bool = False,
+                 timeout_ms: Optional[int] = None) -> Union[np.ndarray, Work, None]:
     """One-shot redistribute of this rank's block `x` from `src` to `dst` (plans are cached).
 
     Returns the output block (a new NumPy array when `out` is None), or a Work with async_op.
