@@ -40,7 +40,8 @@ class Layout:
 
     One placement per mesh dim. Shard(d) splits tensor dim d as torch.chunk does, or by
     Shard(d, split=[...]) sizes; several mesh dims sharding one tensor dim nest left to right.
-    Layouts never communicate; local_shape/local_offset answer for any rank.
+    Layouts never communicate; local_shape/local_offset answer for any rank. `placements`
+    reads back from libweft, so a ragged Shard shows as Shard(d): split_sizes(d) has the pieces.
     """
 
     def __init__(self, mesh: DeviceMesh, shape: Sequence[int], dtype: DTypeLike,
