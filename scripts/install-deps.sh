@@ -16,6 +16,7 @@ PACKAGES=(
   libucx-dev ucx-utils
   libssl-dev
   binutils
+  python3 python3-numpy python3-pytest
 )
 
 missing=()

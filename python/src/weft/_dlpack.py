@@ -1,0 +1,163 @@
+"""Zero-copy views of caller buffers as DLTensors for the C ABI.
+
+NumPy arrays are described straight from their array interface (data pointer, shape, byte
+strides); that path also takes read-only arrays, which NumPy refuses to export through
+__dlpack__. Any other object with __dlpack__ (a torch CPU tensor, a CuPy pinned array) is
+consumed through its DLPack capsule: the capsule is kept alive, not renamed, so its producer
+still owns the memory and frees it when the capsule goes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ._lib import DLDataType, DLDevice, DLManagedTensor, DLTensor
+from .errors import InvalidArgumentError
+
+KDL_CPU = 1
+KDL_CUDA_HOST = 3
+_BOOL_CODE = 6  # WEFT_DLPACK_BOOL_CODE
+_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": _BOOL_CODE}
+_KINDS = {v: k for k, v in _CODES.items()}
+
+DTypeLike = Any
+
+
+def to_dl_dtype(dtype: DTypeLike) -> DLDataType:
+    """The DLDataType of a NumPy dtype (or anything np.dtype accepts)."""
+    dt = np.dtype(dtype)
+    code = _CODES.get(dt.kind)
+    if code is None or dt.itemsize == 0:
+        raise InvalidArgumentError(-1, f"dtype {dt} has no DLPack equivalent Weft takes")
+    if not dt.isnative:
+        raise InvalidArgumentError(-1, f"dtype {dt} is not in this machine's byte order")
+    return DLDataType(code, dt.itemsize * 8, 1)
+
+
+class _ArrayInterface(ctypes.Structure):
+    """NumPy's PyArrayInterface, behind ndarray.__array_struct__ (a stable C structure)."""
+
+    _fields_ = [("two", ctypes.c_int), ("nd", ctypes.c_int), ("typekind", ctypes.c_char),
+                ("itemsize", ctypes.c_int), ("flags", ctypes.c_int),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("data", ctypes.c_void_p), ("descr", ctypes.c_void_p)]
+
+
+# A prototype of our own: setting argtypes on ctypes.pythonapi's would change it for everyone.
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+
+
+def data_pointer(arr: np.ndarray) -> int:
+    """The address of arr's first element.
+
+    Read from __array_struct__: half the time of __array_interface__, which builds a dict,
+    and this is on every call's path (bench/python/binding_overhead.py).
+    """
+    return _ArrayInterface.from_address(_capsule_pointer(arr.__array_struct__, None)).data or 0
+
+
+def cpu_tensor(shape: "ctypes.Array", dl: DLDataType) -> DLTensor:
+    """A DLTensor of a row-major CPU buffer of `shape` (data set by the caller)."""
+    return DLTensor(None, DLDevice(KDL_CPU, 0), len(shape), dl, shape, None, 0)
+
+
+def to_np_dtype(dl: DLDataType) -> np.dtype:
+    """The NumPy dtype of a DLDataType (bfloat16 and other codes NumPy lacks raise)."""
+    kind = _KINDS.get(dl.code)
+    if kind is None or dl.lanes != 1:
+        raise InvalidArgumentError(-1, f"DLPack dtype code {dl.code} has no NumPy dtype")
+    return np.dtype(f"{kind}{dl.bits // 8}") if kind != "b" else np.dtype(np.bool_)
+
+
+class View:
+    """One DLTensor describing a caller's buffer, with what must live as long as it."""
+
+    __slots__ = ("tensor", "keep", "shape", "dtype")
+
+    def __init__(self, tensor: DLTensor, keep: Tuple[Any, ...], shape: Tuple[int, ...],
+                 dtype: Tuple[int, int]) -> None:
+        self.tensor = tensor
+        self.keep = keep
+        self.shape = shape
+        self.dtype = dtype
+
+
+def _numpy_view(arr: np.ndarray, name: str, writable: bool) -> View:
+    if writable and not arr.flags.writeable:
+        raise InvalidArgumentError(-1, f"{name} is read-only but Weft writes it")
+    ndim = arr.ndim
+    itemsize = arr.itemsize
+    shape = (ctypes.c_int64 * ndim)(*arr.shape)
+    strides = None
+    if not arr.flags.c_contiguous:
+        els = []
+        for s in arr.strides:
+            if s < 0 or s % itemsize:
+                raise InvalidArgumentError(
+                    -1, f"{name} has byte strides {arr.strides}: Weft takes non-negative "
+                    f"multiples of the item size ({itemsize}); pass a copy"
+                )
+            els.append(s // itemsize)
+        strides = (ctypes.c_int64 * ndim)(*els)
+    dl = to_dl_dtype(arr.dtype)
+    t = DLTensor(data_pointer(arr), DLDevice(KDL_CPU, 0), ndim, dl, shape, strides, 0)
+    return View(t, (arr, shape, strides), arr.shape, (dl.code, dl.bits))
+
+
+def _capsule_view(obj: Any, name: str) -> View:
+    capsule = obj.__dlpack__()
+    managed = ctypes.cast(_capsule_pointer(capsule, b"dltensor"),
+                          ctypes.POINTER(DLManagedTensor)).contents
+    t = managed.dl_tensor
+    if t.device.device_type not in (KDL_CPU, KDL_CUDA_HOST):
+        raise InvalidArgumentError(
+            -1, f"{name} is on DLPack device {t.device.device_type}: Weft takes CPU memory"
+        )
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    if t.strides:
+        for i in range(t.ndim):
+            if t.strides[i] < 0:
+                raise InvalidArgumentError(-1, f"{name} has a negative stride; pass a copy")
+    return View(t, (obj, capsule), shape, (t.dtype.code, t.dtype.bits))
+
+
+def view(obj: Any, name: str, writable: bool = False) -> View:
+    """A DLTensor over obj's memory (no copy): a NumPy array or any __dlpack__ producer."""
+    if isinstance(obj, np.ndarray):
+        return _numpy_view(obj, name, writable)
+    if hasattr(obj, "__dlpack__"):
+        return _capsule_view(obj, name)
+    raise InvalidArgumentError(
+        -1, f"{name} is a {type(obj).__name__}: pass a NumPy array or a DLPack tensor"
+    )
+
+
+def check_block(v: View, name: str, shape: Sequence[int], dl: DLDataType) -> None:
+    """Raises before any communication when a buffer does not match its layout's block.
+
+    The C ABI checks this too, but a rank failing there aborts its peers' matching operation
+    and leaves the context aborted (SPEC §6.4); checked here, the caller can fix and retry.
+    """
+    if v.dtype != (dl.code, dl.bits):
+        got = _KINDS.get(v.dtype[0], "?")
+        raise InvalidArgumentError(
+            -1, f"{name} has dtype {got}{v.dtype[1]} but the layout's is "
+            f"{to_np_dtype(dl)}"
+        )
+    if tuple(v.shape) != tuple(shape):
+        raise InvalidArgumentError(
+            -1, f"{name} has shape {tuple(v.shape)} but this rank's block is {tuple(shape)}"
+        )
+
+
+def views_array(views: List[Optional[View]]) -> "ctypes.Array":
+    """A C array of DLTensor pointers (NULL for None) for the batched calls."""
+    arr = (ctypes.POINTER(DLTensor) * len(views))()
+    for i, v in enumerate(views):
+        if v is not None:
+            arr[i] = ctypes.pointer(v.tensor)
+    return arr
