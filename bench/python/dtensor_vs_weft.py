@@ -34,19 +34,6 @@ PATTERNS_2D = {"[S0,S1]->[S1,S0]": ([weft.Shard(0), weft.Shard(1)],
                                     [weft.Shard(1), weft.Shard(0)])}
 
 
-def agree_on_port(ctx: weft.Context) -> int:
-    import socket
-
-    port = 0
-    if ctx.rank == 0:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-    mesh = weft.DeviceMesh(ctx, (ctx.world_size,))
-    src = weft.Layout(mesh, (1,), np.int64, [weft.Partial("sum")])
-    dst = weft.Layout(mesh, (1,), np.int64, [weft.Replicate()])
-    return int(weft.redistribute(np.array([port]), src, dst)[0])
-
 
 def time_pair(ctx, tmesh, src_p, dst_p, mib, iters):
     cols = 1024
@@ -84,9 +71,7 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("torch").setLevel(logging.ERROR)
     with weft.Context() as ctx:
-        port = agree_on_port(ctx)
-        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=ctx.rank,
-                                world_size=ctx.world_size)
+        wt.init_process_group(ctx)
         meshes = [((ctx.world_size,), PATTERNS_1D)]
         if ctx.world_size == 4:
             meshes.append(((2, 2), PATTERNS_2D))

@@ -27,20 +27,6 @@ import weft.torch as wt
 OPS = ("sum", "max", "min", "avg")
 
 
-def agree_on_port(ctx: weft.Context) -> int:
-    """Rank 0's free port, given to every rank through a Weft all-reduce."""
-    import socket
-
-    port = 0
-    if ctx.rank == 0:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-    mesh = weft.DeviceMesh(ctx, (ctx.world_size,))
-    src = weft.Layout(mesh, (1,), np.int64, [weft.Partial("sum")])
-    dst = weft.Layout(mesh, (1,), np.int64, [weft.Replicate()])
-    return int(weft.redistribute(np.array([port]), src, dst)[0])
-
 
 def random_placements(rng, ndim_mesh, ndim_tensor, ops=OPS):
     out = []
@@ -119,9 +105,7 @@ def main() -> int:
     # torch's advice (gloo lacks all-to-all; flatten mesh dims) on every case drowns the result.
     logging.getLogger("torch").setLevel(logging.ERROR)
     with weft.Context() as ctx:
-        port = agree_on_port(ctx)
-        dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=ctx.rank,
-                                world_size=ctx.world_size)
+        wt.init_process_group(ctx)
         shapes = [(ctx.world_size,)] + ([(2, 2)] if ctx.world_size == 4 else [])
         outcomes, notes = Counter(), []
         rng = np.random.default_rng(args.seed)

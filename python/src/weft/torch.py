@@ -31,6 +31,26 @@ from .plan import redistribute as weft_redistribute
 _MESHES: Dict[Tuple[int, Tuple[int, ...], Tuple[int, ...]], DeviceMesh] = {}
 
 
+def init_process_group(ctx: Context, backend: str = "gloo") -> None:
+    """Starts torch.distributed on Weft's ranks: rank 0's free loopback port reaches every rank
+    through a Weft all-reduce, so no MASTER_ADDR/MASTER_PORT is needed (one host only)."""
+    import socket
+
+    import torch.distributed as dist
+
+    port = 0
+    if ctx.rank == 0:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+    mesh = DeviceMesh(ctx, (ctx.world_size,))
+    src = Layout(mesh, (1,), np.int64, [Partial("sum")])
+    dst = Layout(mesh, (1,), np.int64, [Replicate()])
+    port = int(weft_redistribute(np.array([port]), src, dst)[0])
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=ctx.rank,
+                            world_size=ctx.world_size)
+
+
 def to_weft_placement(p: Any) -> Placement:
     """torch's Shard(d) / Replicate() / Partial(op) as Weft's (strided shards are refused)."""
     if type(p) is TShard:
