@@ -1,18 +1,17 @@
-// extern "C" layer for weft_halo_derive_windows: argument checks, the dim's pieces from the
-// layout, and the per-piece windows spread over every mesh position.
+// extern "C" layer for weft_halo_derive_windows: argument checks, then DeriveLayoutWindows.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "api/src/guard.hpp"
 #include "api/src/handles.hpp"
-#include "placement/halo/derive/derive.hpp"
+#include "placement/halo/derive/layout_windows.hpp"
 #include "weft/halo_windows.h"
 
 using weft::InvalidArgument;
 using weft::Status;
 using weft::placement::Layout;
-using weft::placement::halo::DerivedWindows;
-using weft::placement::halo::RowRange;
+using weft::placement::halo::LayoutWindows;
 using weft::placement::halo::WindowKind;
 using weft::placement::halo::WindowOp;
 
@@ -44,49 +43,6 @@ weft::Result<WindowOp> ToWindowOp(const weft_window_op_t* op) {
                   op->out_extent};
 }
 
-// The owned rows of every piece of tensor dim `dim`, in piece order. Pieces are in ascending
-// row order (nesting re-splits left to right), so a nonempty piece starts where the ones
-// before it end; an empty one sits at the extent (SPEC §2.2).
-std::vector<RowRange> OwnedRanges(const Layout& layout, int32_t dim) {
-  const int64_t n = layout.shape()[dim];
-  std::vector<RowRange> owned;
-  int64_t next = 0;
-  for (const int64_t size : layout.ResolvedSizes(dim)) {
-    owned.push_back(size == 0 ? RowRange{n, n} : RowRange{next, next + size});
-    next += size;
-  }
-  return owned;
-}
-
-// windows[2·pos], windows[2·pos + 1] = the window of the piece that mesh position pos holds:
-// the row-major combination of its coordinates on the mesh dims that shard `dim`.
-void SpreadOverMesh(const Layout& layout, int32_t dim, const std::vector<RowRange>& per_piece,
-                    int64_t* windows) {
-  const std::vector<int64_t>& shape = layout.mesh().shape();
-  const int32_t ndim = layout.mesh().ndim();
-  std::vector<int64_t> piece_stride(static_cast<size_t>(ndim), 0);
-  int64_t stride = 1;
-  const std::vector<int32_t>& sharding = layout.split(dim).mesh_dims;
-  for (auto m = sharding.rbegin(); m != sharding.rend(); ++m) {
-    piece_stride[static_cast<size_t>(*m)] = stride;
-    stride *= shape[static_cast<size_t>(*m)];
-  }
-  std::vector<int64_t> coord(static_cast<size_t>(ndim), 0);
-  int64_t piece = 0;
-  for (int64_t pos = 0; pos < layout.mesh().size(); ++pos) {
-    windows[2 * pos] = per_piece[static_cast<size_t>(piece)].begin;
-    windows[2 * pos + 1] = per_piece[static_cast<size_t>(piece)].end;
-    // Row-major odometer: the last mesh dim turns fastest.
-    for (int32_t m = ndim - 1; m >= 0; --m) {
-      const auto i = static_cast<size_t>(m);
-      piece += piece_stride[i];
-      if (++coord[i] < shape[i]) break;
-      piece -= piece_stride[i] * coord[i];
-      coord[i] = 0;
-    }
-  }
-}
-
 Status DeriveWindows(const weft_layout_t* layout, int32_t dim, const weft_window_op_t* op,
                      int64_t* windows, int32_t npieces, int64_t* out_sizes, int64_t* out_extent) {
   WEFT_USE(obj, layout);
@@ -102,14 +58,12 @@ Status DeriveWindows(const weft_layout_t* layout, int32_t dim, const weft_window
   if (l.shape()[dim] < 1)
     return InvalidArgument("dim is " + Str(dim) + " whose extent is " + Str(l.shape()[dim]) +
                            " but a windowed operator needs at least one input row");
-  const std::vector<RowRange> owned = OwnedRanges(l, dim);
-  WEFT_ASSIGN_OR_RETURN(
-      const DerivedWindows derived,
-      weft::placement::halo::DeriveWindows(l.shape()[dim], owned, window_op, "op->"));
+  WEFT_ASSIGN_OR_RETURN(const LayoutWindows derived,
+                        weft::placement::halo::DeriveLayoutWindows(l, dim, window_op, "op->"));
   // Outputs are written only on success, all together.
-  if (windows != nullptr) SpreadOverMesh(l, dim, derived.windows, windows);
+  if (windows != nullptr) std::copy(derived.table.begin(), derived.table.end(), windows);
   if (out_sizes != nullptr)
-    for (size_t p = 0; p < derived.out_sizes.size(); ++p) out_sizes[p] = derived.out_sizes[p];
+    std::copy(derived.out_sizes.begin(), derived.out_sizes.end(), out_sizes);
   if (out_extent != nullptr) *out_extent = derived.out_extent;
   return Status::Ok();
 }

@@ -93,8 +93,7 @@ Status Arguments(const char* op, int32_t n, const weft_layout_t* const* inputs,
 }
 
 Status NewStrategy(weft::ops::StrategyPtr s, weft_strategy_t** out) {
-  return weft::api::PublishTo(
-      std::make_unique<weft::api::StrategyObject>(weft::api::StrategyObject{std::move(s)}), out);
+  return weft::api::PublishTo(weft::api::MakeStrategyObject(std::move(s)), out);
 }
 
 // A new handle for layout i of `list` (inputs or outputs of a strategy).

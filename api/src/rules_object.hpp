@@ -3,10 +3,13 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <shared_mutex>
+#include <vector>
 
 #include "api/src/handles.hpp"
 #include "ops/engine/engine.hpp"
+#include "weft/halo.h"
 #include "weft/rules.h"
 
 namespace weft::api {
@@ -24,7 +27,13 @@ struct RulesObject {
 };
 struct StrategyObject {
   ops::StrategyPtr strategy;
+  // Per input, its halo as the C descriptor's dims (weft_strategy_input_halo); the window
+  // tables point into `strategy`, which this object keeps alive.
+  std::vector<std::vector<weft_halo_dim_t>> halo_dims;
 };
+
+// A handle object for `s`, its halo descriptors made.
+std::unique_ptr<StrategyObject> MakeStrategyObject(ops::StrategyPtr s);
 template <>
 struct HandleTraits<weft_rules> {
   using Object = RulesObject;

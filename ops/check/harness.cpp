@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ops/check/halo_blocks.hpp"
 #include "ops/check/ranks.hpp"
 
 namespace weft::ops::check {
@@ -65,8 +66,12 @@ Result<std::vector<DenseTensor>> RunStrategy(const OpDef& op, const Strategy& s,
                                              const std::vector<DenseTensor>& values,
                                              const Attributes& attrs, double tolerance, Rng& rng) {
   std::vector<std::vector<RankBlock>> blocks;
-  for (size_t i = 0; i < values.size(); ++i)
+  for (size_t i = 0; i < values.size(); ++i) {
     blocks.push_back(Distribute(values[i], *s.inputs[i], rng));
+    // A windowed input's halo: the kernel reads the padded window.
+    if (i < s.halos.size() && !s.halos[i].dims.empty())
+      blocks.back() = PadBlocks(blocks.back(), *s.inputs[i], s.halos[i]);
+  }
   WEFT_ASSIGN_OR_RETURN(auto outs, RunRanks(op.kernel, s, inputs, attrs, blocks));
   std::vector<DenseTensor> global;
   for (size_t o = 0; o < s.outputs.size(); ++o) {

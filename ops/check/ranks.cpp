@@ -85,6 +85,7 @@ Result<std::vector<std::vector<DenseTensor>>> RunRanks(
     call.output_layouts = strategy.outputs;
     call.attrs = &attrs;
     call.rank = r;
+    call.halos = strategy.halos;
     call.all_gather = [&, r](int32_t mesh_dim,
                              const DenseTensor& mine) -> Result<std::vector<DenseTensor>> {
       if (sequential) {

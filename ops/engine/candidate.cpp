@@ -1,10 +1,13 @@
 #include "ops/engine/candidate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <string>
 #include <utility>
+
+#include "placement/halo/derive/layout_windows.hpp"
 
 namespace weft::ops {
 namespace {
@@ -148,6 +151,46 @@ Result<std::vector<int64_t>> Derive(const DerivedSplit& x, std::span<const Layou
   return sizes;
 }
 
+const WindowDim* WindowFor(const RuleResult& r, size_t t, int32_t d) {
+  for (const WindowDim& w : r.windows)
+    if (w.out == DimRef{static_cast<int32_t>(t), d}) return &w;
+  return nullptr;
+}
+
+// The output split a windowed dim gives: the pieces of the input dim it reads, through the
+// operator's index map (each piece owns the outputs anchored in its rows).
+Result<std::vector<int64_t>> DeriveWindowed(const WindowDim& w, std::span<const LayoutPtr> inputs,
+                                            uint32_t dims) {
+  const Layout& in = *inputs[static_cast<size_t>(w.in.tensor)];
+  if (MaskOf(in.split(w.in.dim)) != dims)
+    return InvalidArgument("windowed dim " + Str(w.in.dim) + " of input " + Str(w.in.tensor) +
+                           " is cut by other mesh dims than the output dim made from it");
+  WEFT_ASSIGN_OR_RETURN(placement::halo::LayoutWindows lw,
+                        placement::halo::DeriveLayoutWindows(in, w.in.dim, w.op));
+  return std::move(lw.out_sizes);
+}
+
+Status CheckWindows(const std::string& who, size_t inputs, size_t n,
+                    const std::function<int32_t(size_t)>& ndim, const RuleResult& r) {
+  auto bad = [&](const DimRef& x) {
+    return x.tensor < 0 || static_cast<size_t>(x.tensor) >= n || x.dim < 0 ||
+           x.dim >= ndim(static_cast<size_t>(x.tensor));
+  };
+  for (const WindowDim& w : r.windows) {
+    // The output dim may be an input's that must match (a gradient): a later one, so that the
+    // windowed input's layout is built before it.
+    bool ok = !bad(w.in) && !bad(w.out) && static_cast<size_t>(w.in.tensor) < inputs &&
+              w.out.tensor > w.in.tensor;
+    for (const WindowDim& v : r.windows)
+      ok = ok && (v.in.tensor != w.in.tensor || v.fill == w.fill ||
+                  (std::isnan(v.fill) && std::isnan(w.fill)));
+    if (!ok)
+      return Internal(who + "windows dim " + Str(w.out.dim) + " of tensor " + Str(w.out.tensor) +
+                      " wrongly (a later tensor's dim from an input dim, one fill per input)");
+  }
+  return Status::Ok();
+}
+
 Status CheckDerived(const std::string& who, size_t inputs, size_t n,
                     const std::function<int32_t(size_t)>& ndim, const RuleResult& r) {
   auto bad = [&](const DimRef& x) {
@@ -200,6 +243,7 @@ Status CheckRuleResult(const char* op, std::span<const TensorInfo> inputs, const
           x.dim >= ndim(static_cast<size_t>(x.tensor)))
         return Internal(who + "aligns dim " + Str(x.dim) + " of tensor " + Str(x.tensor) +
                         ", which does not exist");
+  WEFT_RETURN_IF_ERROR(CheckWindows(who, inputs.size(), n, ndim, r));
   return CheckDerived(who, inputs.size(), n, ndim, r);
 }
 
@@ -225,12 +269,14 @@ Result<Candidate> BuildCandidate(std::span<const LayoutPtr> current, const RuleR
                         : ToPlacement(r.strategies[static_cast<size_t>(choice[m])].codes[t]));
     for (int32_t d = 0; d < static_cast<int32_t>(spec.shape.size()); ++d) {
       const DerivedSplit* x = input ? nullptr : DerivedFor(r, t, d);
-      const uint32_t dims = x ? ShardMask(r, choice, t, d) : 0;
+      const WindowDim* w = x ? nullptr : WindowFor(r, t, d);
+      const uint32_t dims = x || w ? ShardMask(r, choice, t, d) : 0;
       if (dims == 0) {
         spec.splits.push_back(SplitFor(current, r, choice, t, d, spec.shape[d]));
         continue;
       }
-      WEFT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, Derive(*x, c.inputs, dims));
+      WEFT_ASSIGN_OR_RETURN(std::vector<int64_t> sizes,
+                            x ? Derive(*x, c.inputs, dims) : DeriveWindowed(*w, c.inputs, dims));
       spec.splits.push_back(std::move(sizes));
     }
     WEFT_ASSIGN_OR_RETURN(LayoutPtr l, Layout::Create(std::move(spec)));

@@ -7,6 +7,7 @@
 #include "common/fnv1a.hpp"
 #include "ops/engine/candidate.hpp"
 #include "ops/engine/estimate.hpp"
+#include "ops/engine/halo_need.hpp"
 #include "ops/engine/op_comm.hpp"
 #include "placement/planner/search.hpp"
 
@@ -75,9 +76,16 @@ uint64_t LayoutFingerprint(const Layout& l) {
 std::string Strategy::Describe() const {
   std::string out = op + ": cost " + std::to_string(cost * 1e6) + " us";
   if (op_cost > 0) out += " (its own communication " + std::to_string(op_cost * 1e6) + " us)";
-  for (size_t i = 0; i < inputs.size(); ++i)
+  if (halo_cost > 0) out += " (halo exchanges " + std::to_string(halo_cost * 1e6) + " us)";
+  for (size_t i = 0; i < inputs.size(); ++i) {
     out += "\n  input " + Str(int64_t(i)) + " -> " + inputs[i]->Describe() + " (" +
            std::to_string(input_costs[i] * 1e6) + " us)";
+    if (i < halos.size())
+      for (const placement::halo::DimSpec& d : halos[i].dims)
+        out += "\n    halo on dim " + Str(d.dim) + ": padding " + Str(d.pad_lo) + "/" +
+               Str(d.pad_hi) + " (" + placement::halo::BoundaryName(d.lo_rule) + "/" +
+               placement::halo::BoundaryName(d.hi_rule) + "), explicit windows";
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     out += "\n  output " + Str(int64_t(i)) + ": " + outputs[i]->Describe();
   return out;
@@ -146,6 +154,14 @@ StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
     }
   }
   s->cost += s->op_cost;
+  if (!r.windows.empty()) {
+    auto halos = InputHalos(c->inputs, r);
+    if (!halos.ok()) return nullptr;
+    for (size_t i = 0; i < halos->size(); ++i)
+      if (!(*halos)[i].dims.empty()) s->halo_cost += HaloCost(model_, *c->inputs[i], (*halos)[i]);
+    s->halos = std::move(*halos);
+    s->cost += s->halo_cost;
+  }
   s->op = op.name;
   s->inputs = std::move(c->inputs);
   s->outputs = std::move(c->outputs);

@@ -17,6 +17,7 @@
 #include "common/result.hpp"
 #include "ops/engine/attributes.hpp"
 #include "ops/engine/registry.hpp"
+#include "placement/halo/halo_spec.hpp"
 #include "placement/layout.hpp"
 #include "placement/planner/cost_model.hpp"
 #include "placement/planner/state.hpp"
@@ -29,8 +30,12 @@ struct Strategy {
   std::vector<placement::LayoutPtr> outputs;  // what the local kernel's results make up
   std::vector<double> input_costs;            // seconds to redistribute each input there
   double op_cost = 0;                         // the op's own communication (OpComm)
-  double cost = 0;                            // the input costs' sum + op_cost
-  std::vector<int32_t> choice;                // per mesh dim, the dim strategy (-1: extent 1)
+  // Windowed operators: per input, the halo to exchange into the padded block the kernel
+  // reads (no dims: none; halo_need.hpp), and what the exchanges cost together.
+  std::vector<placement::halo::HaloSpec> halos;
+  double halo_cost = 0;
+  double cost = 0;              // the input costs' sum + op_cost + halo_cost
+  std::vector<int32_t> choice;  // per mesh dim, the dim strategy (-1: extent 1)
   std::string Describe() const;
 };
 using StrategyPtr = std::shared_ptr<const Strategy>;

@@ -38,6 +38,10 @@ struct KernelCall {
   std::span<const placement::LayoutPtr> output_layouts;
   const Attributes* attrs = nullptr;
   int32_t rank = 0;
+  // Windowed operators: per input, the halo the strategy gave it (no dims: none). Where an
+  // input has one, its block is the padded window (input_offsets its origin, negative into the
+  // padding) and the kernel runs without padding along the halo's dims. Empty on one process.
+  std::span<const placement::halo::HaloSpec> halos;
   // For ops with their own communication (cumsum along a sharded dim, vocab-parallel
   // cross-entropy): every rank of `rank`'s group along `mesh_dim` passes its `mine` and gets
   // all of them in group order. Empty on one process; the harness runs ranks as threads.

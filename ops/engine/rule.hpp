@@ -12,6 +12,8 @@
 #include "common/dtype.hpp"
 #include "common/result.hpp"
 #include "ops/engine/attributes.hpp"
+#include "placement/halo/derive/derive.hpp"
+#include "placement/halo/halo_spec.hpp"
 
 namespace weft::ops {
 
@@ -79,6 +81,23 @@ struct DerivedSplit {
   int64_t start = 0, length = 0;  // kWindow
 };
 
+// A windowed dim (SPEC §4.5; docs/design/rules.md "Windowed operators"): output dim `out` is
+// computed from input dim `in` through `op` (a convolution, a pooling window, a pad, an
+// interpolation, a neighbourhood). Where a candidate shards `in` (the rule's strategy shards
+// both, S(in) and S(out)), the engine derives the output's split from the input's
+// (DeriveWindows) and gives the input a halo: an exchange into each rank's window of rows, so
+// the local kernel runs unpadded on the padded block. `lo`/`hi` fill the rows past the edges
+// (op.pad_lo / pad_hi of them; kConstant with `fill`: zeros for a convolution, -inf for a
+// max pool). Every windowed dim of one input must share one fill. `out` may also be a later
+// input's dim that must be cut like the output (the output gradient of a weight gradient).
+struct WindowDim {
+  DimRef in, out;
+  placement::halo::WindowOp op;
+  placement::halo::Boundary lo = placement::halo::Boundary::kConstant;
+  placement::halo::Boundary hi = placement::halo::Boundary::kConstant;
+  double fill = 0.0;
+};
+
 struct RuleResult {
   std::vector<TensorInfo> outputs;
   // In the rule's order of preference: ties between candidates of equal cost go to the
@@ -91,6 +110,8 @@ struct RuleResult {
   // Output dims whose pieces are made otherwise (reshape, cat, narrow along a sharded dim);
   // they take precedence over `aligned`.
   std::vector<DerivedSplit> derived;
+  // Windowed dims: the input halos and the output splits they give.
+  std::vector<WindowDim> windows;
 };
 
 // A rule: checks the inputs (shapes, dtypes, attributes) and fills the result. Pure and

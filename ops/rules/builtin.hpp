@@ -22,6 +22,10 @@ Status RegisterEmbedding(Registry& r);            // embedding.cpp
 Status RegisterScan(Registry& r);                 // scan.cpp
 Status RegisterSelect(Registry& r);               // select.cpp
 Status RegisterAttention(Registry& r);            // attention.cpp
+Status RegisterConv(Registry& r);                 // conv.cpp
+Status RegisterPool(Registry& r);                 // pool.cpp
+Status RegisterPad(Registry& r);                  // pad.cpp
+KernelFn WindowKernel(const std::string& op);     // window_kernel.cpp: conv, pool, pad
 
 inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
@@ -37,6 +41,9 @@ inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterScan(r));
   WEFT_RETURN_IF_ERROR(RegisterSelect(r));
   WEFT_RETURN_IF_ERROR(RegisterAttention(r));
+  WEFT_RETURN_IF_ERROR(RegisterConv(r));
+  WEFT_RETURN_IF_ERROR(RegisterPool(r));
+  WEFT_RETURN_IF_ERROR(RegisterPad(r));
   return Status::Ok();
 }
 

@@ -575,6 +575,11 @@ static void check_rules(void) {
   CHECK_OK(weft_strategy_input_layout(s, 0, &in0));
   CHECK_OK(weft_layout_placements(in0, &placement));
   CHECK(placement.kind == WEFT_SHARD && placement.dim == 0);
+  {
+    weft_halo_desc_t halo = WEFT_HALO_DESC_INIT;
+    CHECK_OK(weft_strategy_input_halo(s, 0, &halo));
+    CHECK(halo.ndims == 0); /* a matmul reads no windows */
+  }
   CHECK_OK(weft_strategy_describe(s, text, sizeof text, &needed));
   CHECK(starts_with(text, "matmul: cost"));
   CHECK_OK(weft_rules_enumerate(rules, "matmul", 2, inputs, NULL, 0, all, 4, &count));

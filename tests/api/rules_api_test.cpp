@@ -210,3 +210,48 @@ TEST_F(RulesApi, BadArgumentsAreClearErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// A conv on an image sharded by rows over mesh dim 0 and by columns over mesh dim 1: the
+// strategy's halo descriptor makes a halo plan whose padded block is the window the kernel
+// reads (one row and column past each side, zeros at the edges).
+TEST_F(RulesApi, WindowedOperatorsHandOutTheirHalo) {
+  const weft_layout_t* in[2] = {
+      Layout({1, 2, 8, 6}, {WEFT_PLACEMENT_SHARD(2), WEFT_PLACEMENT_SHARD(3)}),
+      Layout({4, 2, 3, 3}, {WEFT_PLACEMENT_REPLICATE, WEFT_PLACEMENT_REPLICATE})};
+  const int64_t pad = 1;
+  weft_attr_t attr = Attr("padding", WEFT_ATTR_INTS);
+  attr.ints = &pad;
+  attr.n_ints = 1;
+  weft_strategy_t* s = nullptr;
+  ASSERT_EQ(weft_rules_propagate(rules_, "conv2d", 2, in, &attr, 1, &s), WEFT_OK) << LastError();
+  weft_halo_desc_t desc = WEFT_HALO_DESC_INIT;
+  ASSERT_EQ(weft_strategy_input_halo(s, 1, &desc), WEFT_OK) << LastError();
+  EXPECT_EQ(desc.ndims, 0);  // the weight needs none
+  ASSERT_EQ(weft_strategy_input_halo(s, 0, &desc), WEFT_OK) << LastError();
+  ASSERT_EQ(desc.ndims, 2);
+  EXPECT_EQ(desc.dims[0].dim, 2);
+  EXPECT_EQ(desc.dims[0].boundary_lo, WEFT_BOUNDARY_CONSTANT);
+  EXPECT_EQ(desc.dims[1].pad_hi, 1);
+  weft_layout_t* x = nullptr;
+  ASSERT_EQ(weft_strategy_input_layout(s, 0, &x), WEFT_OK);
+  weft_plan_options_t opts = WEFT_PLAN_OPTIONS_INIT;
+  opts.rank = 3;  // mesh position (1, 1): rows [4, 8), columns [3, 6)
+  weft_plan_t* plan = nullptr;
+  ASSERT_EQ(weft_halo_plan_create(x, &desc, &opts, &plan), WEFT_OK) << LastError();
+  int64_t shape[4] = {}, origin[4] = {};
+  ASSERT_EQ(weft_halo_padded_shape(plan, -1, shape, origin), WEFT_OK) << LastError();
+  EXPECT_EQ(origin[2], 3);
+  EXPECT_EQ(shape[2], 6);  // rows 3..8: the last one is padding
+  EXPECT_EQ(origin[3], 2);
+  EXPECT_EQ(shape[3], 5);
+  EXPECT_EQ(weft_plan_destroy(plan), WEFT_OK);
+  EXPECT_EQ(weft_layout_destroy(x), WEFT_OK);
+  EXPECT_EQ(weft_strategy_input_halo(s, 2, &desc), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(LastError().find("i is 2"), std::string::npos) << LastError();
+  EXPECT_EQ(weft_strategy_input_halo(s, 0, nullptr), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(weft_strategy_destroy(s), WEFT_OK);
+}
+
+}  // namespace

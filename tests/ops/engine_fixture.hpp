@@ -57,7 +57,7 @@ class EngineFixture : public ::testing::Test {
         EXPECT_DOUBLE_EQ(s.input_costs[i], want) << s.Describe();
         sum += want;
       }
-      EXPECT_DOUBLE_EQ(s.cost, sum + s.op_cost);
+      EXPECT_DOUBLE_EQ(s.cost, sum + s.op_cost + s.halo_cost);
     }
   }
 

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 
+#include "weft/halo.h"
 #include "weft/layout.h"
 
 #ifdef __cplusplus
@@ -120,7 +121,20 @@ WEFT_API weft_status_t weft_strategy_input_layout(const weft_strategy_t* s, int3
 /* A new layout handle (destroy it) for output i. */
 WEFT_API weft_status_t weft_strategy_output_layout(const weft_strategy_t* s, int32_t i,
                                                    weft_layout_t** layout);
-/* Estimated seconds: redistributing the inputs plus the operator's own communication. */
+/* Windowed operators (conv, pooling, pad, interpolation, neighbourhood attention, stencils;
+ * docs/design/rules.md "Windowed operators"): the halo input i needs, as a descriptor for
+ * weft_halo_plan_create over the strategy's input layout i (desc->struct_size set by the
+ * caller; the other fields are written). desc->ndims == 0: none, and the local kernel runs on
+ * the local block with the operator's own padding. Otherwise every windowed dim of the input is
+ * listed, with explicit windows and the operator's padding as boundary rows: the kernel runs
+ * without padding on the padded block (weft_halo_exchange) and computes exactly this rank's
+ * block of the output layout; the backward pass hands the gradient of the padded block to
+ * weft_halo_accumulate over the same plan. desc->dims and its tables point into the strategy
+ * and stay valid while it lives. */
+WEFT_API weft_status_t weft_strategy_input_halo(const weft_strategy_t* s, int32_t i,
+                                                weft_halo_desc_t* desc);
+/* Estimated seconds: redistributing the inputs, the operator's own communication and its
+ * halo exchanges. */
 WEFT_API weft_status_t weft_strategy_cost(const weft_strategy_t* s, double* seconds);
 /* A description for people, as weft_rules_list_ops writes text. */
 WEFT_API weft_status_t weft_strategy_describe(const weft_strategy_t* s, char* buf, size_t len,
