@@ -22,7 +22,9 @@ static_assert(WEFT_WINDOW_INTERP_NEAREST == static_cast<int>(WindowKind::kInterp
 static_assert(WEFT_WINDOW_INTERP_LINEAR == static_cast<int>(WindowKind::kInterpLinear));
 static_assert(WEFT_WINDOW_NEIGHBORHOOD_ATTENTION ==
               static_cast<int>(WindowKind::kNeighborhoodAttention));
-static_assert(WEFT_WINDOW_NEIGHBORHOOD_ATTENTION + 1 == weft::placement::halo::kNumWindowKinds);
+static_assert(WEFT_WINDOW_INTERP_LINEAR_ALIGNED ==
+              static_cast<int>(WindowKind::kInterpLinearAligned));
+static_assert(WEFT_WINDOW_INTERP_LINEAR_ALIGNED + 1 == weft::placement::halo::kNumWindowKinds);
 
 namespace {
 
@@ -33,7 +35,7 @@ weft::Result<WindowOp> ToWindowOp(const weft_window_op_t* op) {
   if (op->kind < 0 || op->kind >= weft::placement::halo::kNumWindowKinds)
     return InvalidArgument("op->kind is " + Str(op->kind) +
                            " but must be WEFT_WINDOW_CONV (0) .. "
-                           "WEFT_WINDOW_NEIGHBORHOOD_ATTENTION (5)");
+                           "WEFT_WINDOW_INTERP_LINEAR_ALIGNED (6)");
   return WindowOp{static_cast<WindowKind>(op->kind),
                   op->kernel,
                   op->stride,

@@ -439,7 +439,9 @@ const std::vector<Family>& Families() {
       {"scan", {"cumsum", "sort", "topk"}},
       {"select", {"where", "masked_fill"}},
       {"attention", {"scaled_dot_product_attention", "sdpa"}},
-      {"windowed", {"conv", "conv_backward_weight", "max_pool", "avg_pool", "pad"}},
+      {"windowed",
+       {"conv", "conv_backward_weight", "conv_transpose", "max_pool", "avg_pool", "pad",
+        "interpolate", "neighborhood_attention", "offset_stencil"}},
       {"scientific", {"fft", "stencil", "spectral_mix"}, "scientific"},
       {"aten",
        [] {
@@ -482,9 +484,7 @@ Result<Case> MakeCase(const std::string& op, Rng& rng) {
     return c;
   }
   if (op == "fft" || op == "stencil" || op == "spectral_mix") return Scientific(op, rng);
-  if (op == "conv" || op == "conv_backward_weight" || op == "max_pool" || op == "avg_pool" ||
-      op == "pad")
-    return WindowedCase(op, rng);
+  if (auto c = WindowedCase(op, rng); c.ok()) return c;
   auto it = kGenerators.find(op);
   if (it == kGenerators.end())
     return InvalidArgument("rulecheck has no case generator for operator '" + op + "'");

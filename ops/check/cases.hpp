@@ -20,8 +20,8 @@ struct Family {
 // The families with generators, in a fixed order.
 const std::vector<Family>& Families();
 
-// A random case of a windowed operator (cases_windowed.cpp): conv, conv_backward_weight,
-// max_pool, avg_pool, pad.
+// A random case of a windowed operator (cases_windowed.cpp: the "windowed" family);
+// kInvalidArgument for another operator.
 Result<Case> WindowedCase(const std::string& op, Rng& rng);
 
 // A random case of `op`; kInvalidArgument when no family generates it.

@@ -1,4 +1,5 @@
-// Cases of the windowed family (conv, conv_backward_weight, max_pool, avg_pool, pad): random
+// Cases of the windowed family (conv, conv_backward_weight, conv_transpose, max_pool, avg_pool,
+// pad, interpolate, neighborhood_attention, offset_stencil): random
 // 1-D to 3-D images, channels first or last, kernels 1..3, strides and dilations 1..3,
 // asymmetric padding, groups, ceil_mode; small enough that every candidate runs in
 // microseconds, big enough that windows reach past neighbouring shards.
@@ -147,12 +148,103 @@ Case Pad(const std::string& op, Rng& rng) {
   return c;
 }
 
+Case ConvTranspose(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  const size_t n = static_cast<size_t>(U(rng, 1, 3));
+  const bool last = U(rng, 0, 1) == 1;
+  const int64_t groups = U(rng, 1, 2), cin = groups * U(rng, 1, 2), cout_group = U(rng, 1, 2);
+  std::vector<int64_t> x = Image(rng, n, cin, last);
+  const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), last);
+  std::vector<int64_t> s, d, p, op_pad, w{cin, cout_group};
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t e = x[static_cast<size_t>(sd.spatial[i])];
+    for (;;) {
+      const int64_t k = U(rng, 1, 3), st = U(rng, 1, 3), dl = U(rng, 1, 3), pd = U(rng, 0, 2);
+      const int64_t extra = U(rng, 0, std::max(st, dl) - 1);
+      if ((e - 1) * st - 2 * pd + dl * (k - 1) + 1 + extra < 1) continue;
+      s.push_back(st), d.push_back(dl), p.push_back(pd), op_pad.push_back(extra), w.push_back(k);
+      break;
+    }
+  }
+  (void)c.attrs.Set("stride", s);
+  (void)c.attrs.Set("dilation", d);
+  (void)c.attrs.Set("padding", p);
+  (void)c.attrs.Set("output_padding", op_pad);
+  if (groups > 1) (void)c.attrs.Set("groups", groups);
+  if (last) (void)c.attrs.Set("channels_last", true);
+  AddValues(c, x, rng);
+  AddValues(c, w, rng);
+  if (U(rng, 0, 1) == 1) AddValues(c, {cout_group * groups}, rng);
+  return c;
+}
+
+Case Interpolate(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 1e-10, {}};
+  const size_t n = static_cast<size_t>(U(rng, 1, 3));
+  const bool last = U(rng, 0, 1) == 1, linear = U(rng, 0, 1) == 1;
+  std::vector<int64_t> size;
+  for (size_t i = 0; i < n; ++i) size.push_back(U(rng, 1, 9));
+  (void)c.attrs.Set("size", size);
+  (void)c.attrs.Set("mode", std::string(linear ? (n == 2 ? "bilinear" : "linear") : "nearest"));
+  if (linear && U(rng, 0, 1) == 1) (void)c.attrs.Set("align_corners", true);
+  if (last) (void)c.attrs.Set("channels_last", true);
+  AddValues(c, Image(rng, n, U(rng, 1, 2), last), rng);
+  return c;
+}
+
+Case Neighborhood(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 1e-10, {}};
+  std::vector<int64_t> q{U(rng, 1, 2), U(rng, 1, 2)}, kernel;
+  for (int64_t i = U(rng, 1, 2); i > 0; --i) {
+    const int64_t e = U(rng, 1, 7);
+    q.push_back(e);
+    kernel.push_back(2 * U(rng, 0, (e - 1) / 2) + 1);
+  }
+  q.push_back(U(rng, 1, 3));
+  std::vector<int64_t> v = q;
+  v.back() = U(rng, 1, 3);
+  (void)c.attrs.Set("kernel_size", kernel);
+  AddValues(c, q, rng);
+  AddValues(c, q, rng);
+  AddValues(c, v, rng);
+  return c;
+}
+
+Case OffsetStencil(const std::string& op, Rng& rng) {
+  Case c{op, {}, {}, {}, 0, {}};
+  std::vector<int64_t> x, dims;
+  for (int64_t d = U(rng, 1, 3); d > 0; --d) x.push_back(U(rng, 1, 7));
+  for (size_t d = 0; d < x.size(); ++d)
+    if (dims.empty() || U(rng, 0, 1) == 1) dims.push_back(static_cast<int64_t>(d));
+  const char* rules[] = {"zero", "periodic", "reflect", "symmetric", "replicate"};
+  const std::string rule = rules[U(rng, 0, 4)];
+  const int64_t m = U(rng, 1, 5);
+  std::vector<int64_t> offsets;
+  for (int64_t k = 0; k < m; ++k)
+    for (int64_t d : dims) {
+      const int64_t n = x[static_cast<size_t>(d)];
+      const int64_t reach =
+          rule == "zero" ? 3 : std::min<int64_t>(3, rule == "reflect" ? n - 1 : n);
+      offsets.push_back(U(rng, -reach, reach));
+    }
+  (void)c.attrs.Set("dims", dims);
+  (void)c.attrs.Set("offsets", offsets);
+  (void)c.attrs.Set("boundary", rule);
+  AddValues(c, x, rng);
+  AddValues(c, {m}, rng);
+  return c;
+}
+
 }  // namespace
 
 Result<Case> WindowedCase(const std::string& op, Rng& rng) {
   if (op == "conv" || op == "conv_backward_weight") return Conv(op, rng);
   if (op == "max_pool" || op == "avg_pool") return Pool(op, rng);
   if (op == "pad") return Pad(op, rng);
+  if (op == "conv_transpose") return ConvTranspose(op, rng);
+  if (op == "interpolate") return Interpolate(op, rng);
+  if (op == "neighborhood_attention") return Neighborhood(op, rng);
+  if (op == "offset_stencil") return OffsetStencil(op, rng);
   return InvalidArgument("no windowed case for '" + op + "'");
 }
 

@@ -64,7 +64,8 @@ std::vector<RankBlock> PadBlocks(const std::vector<RankBlock>& blocks,
     mesh.Coordinate(r, coord.data());
     size_t pos = 0;  // the window tables are by row-major mesh position
     for (int32_t m = 0; m < mesh.ndim(); ++m)
-      pos = pos * static_cast<size_t>(mesh.shape()[m]) + static_cast<size_t>(coord[static_cast<size_t>(m)]);
+      pos = pos * static_cast<size_t>(mesh.shape()[m]) +
+            static_cast<size_t>(coord[static_cast<size_t>(m)]);
     for (size_t d = 0; d < nd; ++d)
       if (windowed[d]) {
         padded.offset[d] = windowed[d]->windows[2 * pos];

@@ -18,8 +18,7 @@ namespace {
 // The rows of boundary a window may reach: the operator's zero (or fill) padding. The other
 // kinds read inside [0, N) only (transposed convolution's padding crops its output).
 std::pair<int64_t, int64_t> Padding(const placement::halo::WindowOp& op) {
-  if (op.kind == WindowKind::kConv || op.kind == WindowKind::kPool)
-    return {op.pad_lo, op.pad_hi};
+  if (op.kind == WindowKind::kConv || op.kind == WindowKind::kPool) return {op.pad_lo, op.pad_hi};
   return {0, 0};
 }
 

@@ -26,6 +26,10 @@ Status RegisterConv(Registry& r);                 // conv.cpp
 Status RegisterPool(Registry& r);                 // pool.cpp
 Status RegisterPad(Registry& r);                  // pad.cpp
 KernelFn WindowKernel(const std::string& op);     // window_kernel.cpp: conv, pool, pad
+Status RegisterConvTranspose(Registry& r);        // conv_transpose.cpp
+Status RegisterInterp(Registry& r);               // interp.cpp
+Status RegisterNeighborhood(Registry& r);         // neighborhood.cpp
+Status RegisterOffsetStencil(Registry& r);        // offset_stencil.cpp
 
 inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterPointwise(r));
@@ -44,6 +48,10 @@ inline Status RegisterBuiltins(Registry& r) {
   WEFT_RETURN_IF_ERROR(RegisterConv(r));
   WEFT_RETURN_IF_ERROR(RegisterPool(r));
   WEFT_RETURN_IF_ERROR(RegisterPad(r));
+  WEFT_RETURN_IF_ERROR(RegisterConvTranspose(r));
+  WEFT_RETURN_IF_ERROR(RegisterInterp(r));
+  WEFT_RETURN_IF_ERROR(RegisterNeighborhood(r));
+  WEFT_RETURN_IF_ERROR(RegisterOffsetStencil(r));
   return Status::Ok();
 }
 

@@ -33,8 +33,8 @@ using placement::halo::WindowOp;
 // The output shape of x through the windows, and the windows (one per spatial dim).
 Result<std::vector<int64_t>> WindowedShape(const std::string& op, const std::vector<int64_t>& x,
                                            const SpatialDims& sd, const ConvAttrs& c,
-                                           const std::vector<int64_t>& kernel,
-                                           int64_t out_channels, std::vector<WindowOp>* windows) {
+                                           const std::vector<int64_t>& kernel, int64_t out_channels,
+                                           std::vector<WindowOp>* windows) {
   std::vector<int64_t> out = x;
   out[static_cast<size_t>(sd.channel)] = out_channels;
   for (size_t i = 0; i < sd.spatial.size(); ++i) {
@@ -50,8 +50,8 @@ Status ConvRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult*
   const std::vector<int64_t>&x = in[0].shape, &w = in[1].shape;
   const bool bias = in.size() == 3;
   if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
-    return OpError(op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " +
-                           ShapeText(w));
+    return OpError(
+        op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " + ShapeText(w));
   const size_t n = x.size() - 2;
   WEFT_ASSIGN_OR_RETURN(ConvAttrs c, ReadConvAttrs(op, a, n));
   const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), c.channels_last);
@@ -89,8 +89,7 @@ Status ConvRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult*
     r->aligned.push_back({{0, sd.channel}, {1, 1}});
   }
   for (size_t i = 0; i < n; ++i)
-    AddWindowStrategy(r, codes(R, R, R, R),
-                      {{0, sd.spatial[i]}, {o, sd.spatial[i]}, windows[i]});
+    AddWindowStrategy(r, codes(R, R, R, R), {{0, sd.spatial[i]}, {o, sd.spatial[i]}, windows[i]});
   r->strategies.push_back({codes(P, R, P, P)});
   r->strategies.push_back({codes(R, P, P, P)});
   return Status::Ok();

@@ -27,8 +27,8 @@ Result<Boundary> ModeRule(const std::string& op, const std::string& mode) {
   if (mode == "reflect") return Boundary::kReflect;
   if (mode == "replicate") return Boundary::kReplicate;
   if (mode == "circular") return Boundary::kPeriodic;
-  return OpError(op, "attribute 'mode' is '" + mode +
-                         "'; expected constant, reflect, replicate or circular");
+  return OpError(
+      op, "attribute 'mode' is '" + mode + "'; expected constant, reflect, replicate or circular");
 }
 
 Status PadRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult* r) {
@@ -55,8 +55,12 @@ Status PadRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult* 
                              std::to_string(std::max(lo, hi) + (limit == n ? 0 : 1)) +
                              " rows, it has " + std::to_string(n));
     out[static_cast<size_t>(d)] = n + lo + hi;
-    windows.push_back({{0, d}, {1, d}, WindowOp{WindowKind::kConv, 1, 1, 1, lo, hi, 0}, rule,
-                       rule, rule == Boundary::kConstant ? value : 0.0});
+    windows.push_back({{0, d},
+                       {1, d},
+                       WindowOp{WindowKind::kConv, 1, 1, 1, lo, hi, 0},
+                       rule,
+                       rule,
+                       rule == Boundary::kConstant ? value : 0.0});
   }
   r->outputs.push_back({out, in[0].dtype});
   r->strategies.push_back(Replicated(2));

@@ -40,9 +40,12 @@ Status PoolRule(const std::string& op, bool max, std::span<const TensorInfo> in,
                           WindowExtent(op, x[static_cast<size_t>(sd.spatial[i])], w));
     const bool padded = w.pad_lo + w.pad_hi > 0;
     if (max || !padded || (p.count_include_pad && p.extra[i] == 0))
-      windows.push_back({{0, sd.spatial[i]}, {1, sd.spatial[i]}, w,
+      windows.push_back({{0, sd.spatial[i]},
+                         {1, sd.spatial[i]},
+                         w,
                          placement::halo::Boundary::kConstant,
-                         placement::halo::Boundary::kConstant, fill});
+                         placement::halo::Boundary::kConstant,
+                         fill});
   }
   r->outputs.push_back({out, in[0].dtype});
   r->strategies.push_back(Replicated(2));
@@ -67,10 +70,11 @@ Status AvgPoolRule(std::span<const TensorInfo> in, const Attributes& a, RuleResu
 }  // namespace
 
 Status RegisterPool(Registry& reg) {
-  const std::vector<std::string> keys{"kernel_size", "stride",            "padding",
-                                      "dilation",    "ceil_mode",         "count_include_pad",
+  const std::vector<std::string> keys{"kernel_size",  "stride",    "padding",
+                                      "dilation",     "ceil_mode", "count_include_pad",
                                       "channels_last"};
-  const std::pair<const char*, RuleFn> ops[] = {{"max_pool", MaxPoolRule}, {"avg_pool", AvgPoolRule}};
+  const std::pair<const char*, RuleFn> ops[] = {{"max_pool", MaxPoolRule},
+                                                {"avg_pool", AvgPoolRule}};
   for (const auto& [name, rule] : ops) {
     OpDef op;
     op.name = name;

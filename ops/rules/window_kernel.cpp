@@ -19,14 +19,6 @@ namespace {
 
 using placement::halo::WindowOp;
 
-// Whether input `input`'s dim `dim` arrives padded by a halo.
-bool HasHalo(const KernelCall& call, size_t input, int32_t dim) {
-  if (input >= call.halos.size()) return false;
-  for (const auto& d : call.halos[input].dims)
-    if (d.dim == dim) return true;
-  return false;
-}
-
 // One spatial dim as the kernel walks it: output o, tap t read local input row
 // o·stride + t·dilation − lo (lo = 0 on a padded block).
 struct Walk {
@@ -97,8 +89,8 @@ Status ConvKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
         // The weight's tap index: the taps' odometer, dims in order.
         for (size_t i = 0; i < n; ++i) {
           const Walk& k = walks[i];
-          wi[2 + i] = (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) /
-                      k.dilation;
+          wi[2 + i] =
+              (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) / k.dilation;
         }
         sum += x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))] *
                w.values[static_cast<size_t>(shape::Offset(w.shape, wi.data()))];
@@ -135,8 +127,8 @@ Status ConvWeightKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
       ForTaps(walks, o, xi, x.shape, [&](int64_t, const std::vector<int64_t>& at) {
         for (size_t i = 0; i < n; ++i) {
           const Walk& k = walks[i];
-          wi[2 + i] = (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) /
-                      k.dilation;
+          wi[2 + i] =
+              (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) / k.dilation;
         }
         gw.values[static_cast<size_t>(shape::Offset(gw.shape, wi.data()))] +=
             gv * x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];

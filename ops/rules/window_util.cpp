@@ -95,8 +95,8 @@ int64_t CeilExtra(int64_t n, const placement::halo::WindowOp& w) {
   if (span < 0) return 0;
   int64_t out = (span + w.stride - 1) / w.stride + 1;
   if ((out - 1) * w.stride >= n + w.pad_lo) --out;
-  return std::max<int64_t>(0, (out - 1) * w.stride + w.dilation * (w.kernel - 1) + 1 -
-                                  (n + w.pad_lo + w.pad_hi));
+  return std::max<int64_t>(
+      0, (out - 1) * w.stride + w.dilation * (w.kernel - 1) + 1 - (n + w.pad_lo + w.pad_hi));
 }
 
 }  // namespace
@@ -133,6 +133,22 @@ Result<PoolAttrs> ReadPoolAttrs(const std::string& op, bool max, const std::vect
     p.extra.push_back(extra);
   }
   return p;
+}
+
+std::vector<int64_t> OutputOffset(const KernelCall& call, size_t o) {
+  std::vector<int64_t> offset(call.output_shapes[o].size(), 0);
+  if (o < call.output_layouts.size()) {
+    std::vector<int64_t> shape(offset.size());
+    call.output_layouts[o]->LocalBlock(call.rank, shape.data(), offset.data());
+  }
+  return offset;
+}
+
+bool HasHalo(const KernelCall& call, size_t input, int32_t dim) {
+  if (input >= call.halos.size()) return false;
+  for (const auto& d : call.halos[input].dims)
+    if (d.dim == dim) return true;
+  return false;
 }
 
 void AddWindowStrategy(RuleResult* r, std::vector<PlacementCode> codes, const WindowDim& w) {

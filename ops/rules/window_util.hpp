@@ -10,6 +10,7 @@
 
 #include "common/result.hpp"
 #include "ops/engine/attributes.hpp"
+#include "ops/engine/kernel.hpp"
 #include "ops/engine/rule.hpp"
 
 namespace weft::ops {
@@ -57,6 +58,12 @@ struct PoolAttrs {
 };
 Result<PoolAttrs> ReadPoolAttrs(const std::string& op, bool max, const std::vector<int64_t>& x,
                                 const Attributes& a);
+
+// The global index of this rank's block of output `o` (zeros on one process).
+std::vector<int64_t> OutputOffset(const KernelCall& call, size_t o);
+
+// Whether input `input`'s dim `dim` arrives padded by a halo (KernelCall::halos).
+bool HasHalo(const KernelCall& call, size_t input, int32_t dim);
 
 // Adds the strategy sharding input dim `in` and output dim `out` (S on both, `others` on every
 // other tensor, in tensor order with the two S codes already placed) and its window.

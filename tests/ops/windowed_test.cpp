@@ -1,4 +1,5 @@
-// The windowed family (conv, conv_backward_weight, max_pool, avg_pool, pad; SPEC §4.5, §5):
+// The windowed family (conv, conv_backward_weight, conv_transpose, max_pool, avg_pool, pad,
+// interpolate, neighborhood_attention, offset_stencil; SPEC §4.5, §5):
 // random cases through the validation harness (halo blocks from the reference exchange), and
 // what propagate hands a spatially sharded image.
 #include <gtest/gtest.h>
@@ -22,16 +23,17 @@ class WindowedTest : public EngineFixture {};
 TEST_F(WindowedTest, RandomCasesAgreeWithOneProcess) {
   check::Rng rng(23);
   for (const std::string op :
-       {"conv", "conv_backward_weight", "max_pool", "avg_pool", "pad"}) {
+       {"conv", "conv_backward_weight", "conv_transpose", "max_pool", "avg_pool", "pad",
+        "interpolate", "neighborhood_attention", "offset_stencil"}) {
     int64_t candidates = 0;
-    for (int k = 0; k < 40; ++k) {
+    for (int k = 0; k < 25; ++k) {
       auto c = check::MakeCase(op, rng);
       ASSERT_TRUE(c.ok()) << c.status().message();
       const check::CaseResult r = check::CheckCase(engine_, *registry_.Find(op), *c, 2, rng);
       ASSERT_EQ(r.failure, "") << op;
       candidates += r.candidates;
     }
-    EXPECT_GT(candidates, 300) << op;
+    EXPECT_GT(candidates, 150) << op;
   }
 }
 
@@ -140,6 +142,37 @@ TEST_F(WindowedTest, ReflectPadTakesItsMirrorRowsFromTheNeighbours) {
   EXPECT_EQ(s->outputs[0]->ResolvedSizes(1), (std::vector<int64_t>{4, 5, 3}));
 }
 
+// Bilinear upsampling by 2 of a row-sharded image: each rank reads one row past its edge, and
+// the output split doubles the input's (the anchors of an integer factor).
+TEST_F(WindowedTest, LinearUpsamplingDoublesTheSplitAndReadsOneRowMore) {
+  auto mesh = Mesh({2});
+  auto x = Make(mesh, {1, 1, 6, 4}, {S(2)},
+                {std::nullopt, std::nullopt, std::vector<int64_t>{2, 4}, std::nullopt});
+  Attributes a;
+  ASSERT_TRUE(a.Set("size", std::vector<int64_t>{12, 8}).ok());
+  ASSERT_TRUE(a.Set("mode", std::string("bilinear")).ok());
+  StrategyPtr s = Run("interpolate", {x}, a);
+  ASSERT_TRUE(s);
+  EXPECT_TRUE(s->inputs[0]->SameAs(*x)) << s->Describe();
+  EXPECT_EQ(s->outputs[0]->ResolvedSizes(2), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(s->halos[0].dims[0].windows, (std::vector<int64_t>{0, 3, 1, 6}));
+}
+
+// A neighbourhood of 5 over shards of 2 rows: keys and values come from two shards each way.
+TEST_F(WindowedTest, NeighborhoodAttentionHalosKeysAndValuesOnly) {
+  auto mesh = Mesh({4});
+  auto q = Make(mesh, {1, 2, 8, 3}, {S(2)});
+  Attributes a;
+  ASSERT_TRUE(a.Set("kernel_size", std::vector<int64_t>{5}).ok());
+  StrategyPtr s = Run("neighborhood_attention", {q, q, q}, a);
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->halos.size(), 3u);
+  EXPECT_TRUE(s->halos[0].dims.empty());  // queries: their own rows
+  ASSERT_EQ(s->halos[1].dims.size(), 1u);
+  EXPECT_EQ(s->halos[1].dims[0].windows, (std::vector<int64_t>{0, 5, 0, 6, 2, 8, 3, 8}));
+  EXPECT_EQ(s->outputs[0]->ResolvedSizes(2), (std::vector<int64_t>{2, 2, 2, 2}));
+}
+
 TEST_F(WindowedTest, BadArgumentsNameTheOperatorAndAttribute) {
   auto mesh = Mesh({2});
   auto x = Make(mesh, {1, 4, 8, 8}, {R});
@@ -152,8 +185,7 @@ TEST_F(WindowedTest, BadArgumentsNameTheOperatorAndAttribute) {
   auto w4 = Make(mesh, {8, 4, 3, 3}, {R});
   bad = engine_.Propagate("conv", std::vector<LayoutPtr>{x, w4}, a);
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("'padding'"), std::string::npos)
-      << bad.status().message();
+  EXPECT_NE(bad.status().message().find("'padding'"), std::string::npos) << bad.status().message();
   Attributes p;
   ASSERT_TRUE(p.Set("pad", std::vector<int64_t>{8, 0}).ok());
   ASSERT_TRUE(p.Set("mode", std::string("reflect")).ok());

@@ -31,6 +31,9 @@ extern "C" {
  * INTERP_NEAREST / INTERP_LINEAR: out_extent = N_out; linear output j reads rows floor(σ) and
  *   floor(σ)+1 (clamped to N-1) with σ(j) = max((j + ½) N / N_out - ½, 0); nearest reads
  *   floor(j N / N_out).
+ * INTERP_LINEAR_ALIGNED (align_corners): σ(j) = j (N-1) / (N_out-1) (0 when N_out = 1); output j
+ *   reads rows floor(σ) and floor(σ)+1 (clamped to N-1) and belongs to the owner of row
+ *   floor(σ + ½).
  * NEIGHBORHOOD_ATTENTION: odd kernel k <= N; query i reads [start(i), start(i) + k) with
  *   start(i) = min(max(i - floor(k/2), 0), N - k); the output split equals the input split. */
 #define WEFT_WINDOW_CONV 0
@@ -39,6 +42,7 @@ extern "C" {
 #define WEFT_WINDOW_INTERP_NEAREST 3
 #define WEFT_WINDOW_INTERP_LINEAR 4
 #define WEFT_WINDOW_NEIGHBORHOOD_ATTENTION 5
+#define WEFT_WINDOW_INTERP_LINEAR_ALIGNED 6
 
 typedef struct weft_window_op {
   uint32_t struct_size;

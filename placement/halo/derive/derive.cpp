@@ -29,6 +29,7 @@ std::string Describe(const WindowOp& op) {
   switch (op.kind) {
     case WindowKind::kInterpNearest:
     case WindowKind::kInterpLinear:
+    case WindowKind::kInterpLinearAligned:
       return s + " (out_extent " + Str(op.out_extent) + ")";
     case WindowKind::kNeighborhoodAttention:
       return s + " (kernel " + Str(op.kernel) + ")";
@@ -72,6 +73,7 @@ Status CheckParams(const WindowOp& op, int64_t n, std::string_view prefix) {
       return c.AtLeast("pad_hi", op.pad_hi, 0);
     case WindowKind::kInterpNearest:
     case WindowKind::kInterpLinear:
+    case WindowKind::kInterpLinearAligned:
       WEFT_RETURN_IF_ERROR(c.AtLeast("out_extent", op.out_extent, 1));
       WEFT_RETURN_IF_ERROR(c.Unused("kernel", op.kernel, 1));
       break;
@@ -87,7 +89,7 @@ Status CheckParams(const WindowOp& op, int64_t n, std::string_view prefix) {
     default:
       return InvalidArgument(c.Name("kind") + " is " + Str(static_cast<int32_t>(op.kind)) +
                              " but must be 0 (conv) .. " + Str(kNumWindowKinds - 1) +
-                             " (neighborhood_attention)");
+                             " (interp_linear_aligned)");
   }
   WEFT_RETURN_IF_ERROR(c.Unused("stride", op.stride, 1));
   WEFT_RETURN_IF_ERROR(c.Unused("dilation", op.dilation, 1));
@@ -188,7 +190,8 @@ Status IndexMap::ComputeOutExtent(std::string_view prefix) {
       break;
     }
     case WindowKind::kInterpNearest:
-    case WindowKind::kInterpLinear: {
+    case WindowKind::kInterpLinear:
+    case WindowKind::kInterpLinearAligned: {
       int64_t product = o.out_extent;  // (2·N_out)·N bounds every (2j+1)·N
       if (!MulBy(product, 2) || !MulBy(product, n_)) return InvalidArgument(overflow);
       n_out_ = o.out_extent;
@@ -215,6 +218,8 @@ int64_t IndexMap::Anchor(int64_t j) const {
       return j * n_ / n_out_;
     case WindowKind::kInterpLinear:
       return (2 * j + 1) * n_ / (2 * n_out_);
+    case WindowKind::kInterpLinearAligned:  // σ(j) rounded half up
+      return n_out_ == 1 ? 0 : (2 * j * (n_ - 1) + n_out_ - 1) / (2 * (n_out_ - 1));
     case WindowKind::kNeighborhoodAttention:
       return j;
   }
@@ -256,6 +261,11 @@ RowRange IndexMap::Reads(int64_t j0, int64_t j1) const {
       return {j0 * n_ / n_out_, j1 * n_ / n_out_ + 1};
     case WindowKind::kInterpLinear:
       return {LinearLow(j0), std::min(LinearLow(j1) + 1, n_ - 1) + 1};
+    case WindowKind::kInterpLinearAligned: {
+      // σ(j) = j·(N−1)/(N_out−1): rows ⌊σ⌋ and ⌊σ⌋+1 (clamped to N−1).
+      const auto low = [&](int64_t j) { return n_out_ == 1 ? 0 : j * (n_ - 1) / (n_out_ - 1); };
+      return {low(j0), std::min(low(j1) + 1, n_ - 1) + 1};
+    }
     case WindowKind::kNeighborhoodAttention: {
       const auto start = [&](int64_t i) {
         return std::min(std::max(i - o.kernel / 2, int64_t{0}), n_ - o.kernel);
@@ -312,6 +322,8 @@ const char* WindowKindName(WindowKind kind) {
       return "interp_linear";
     case WindowKind::kNeighborhoodAttention:
       return "neighborhood_attention";
+    case WindowKind::kInterpLinearAligned:
+      return "interp_linear_aligned";
   }
   return "?";
 }

@@ -13,6 +13,7 @@
 //  - nearest interpolation: the row it reads, ⌊j·N/N_out⌋, so nearest never needs a halo;
 //  - linear interpolation: the row holding the output's centre, ⌊(j + ½)·N/N_out⌋ — for an
 //    integer factor m, piece [a, b) owns exactly outputs [m·a, m·b);
+//  - linear interpolation with align_corners: σ(j) = j·(N−1)/(N_out−1) rounded half up;
 //  - neighbourhood attention: j itself (the output split equals the input split).
 //
 // Windows are exact: the hull of the input rows the piece's outputs read (rows < 0 or >= N are
@@ -40,8 +41,9 @@ enum class WindowKind : int32_t {
   kInterpNearest = 3,
   kInterpLinear = 4,
   kNeighborhoodAttention = 5,
+  kInterpLinearAligned = 6,  // linear interpolation with align_corners
 };
-inline constexpr int32_t kNumWindowKinds = 6;
+inline constexpr int32_t kNumWindowKinds = 7;
 
 // An operator along one dim. Fields an operator does not take must keep these defaults
 // (out_extent excepted: only interpolation reads it, the others ignore it), so that a later

@@ -191,7 +191,7 @@ TEST(HaloDeriveConvTransposeTest, DilationLeavesRowsUnread) {
 
 TEST(HaloDeriveInterpTest, NearestAndLinearMatchBruteForce) {
   std::vector<ref::Op> ops;
-  for (int32_t kind : {ref::kNearest, ref::kLinear})
+  for (int32_t kind : {ref::kNearest, ref::kLinear, ref::kLinearAligned})
     for (int64_t out = 1; out <= 60; ++out) ops.push_back({kind, 1, 1, 1, 0, 0, out});
   Sweep().Extents(40, ops);
 }
@@ -303,7 +303,7 @@ TEST(HaloDeriveErrorsTest, NameTheFieldAndValue) {
       {"interp out_extent 0", 8, two, {nearest, 1, 1, 1, 0, 0, 0}, "op.out_extent is 0"},
       {"interp padding", 8, two, {nearest, 1, 1, 1, 1, 0, 5}, "op.pad_lo is 1"},
       {"interp kernel", 8, two, {WindowKind::kInterpLinear, 2, 1, 1, 0, 0, 5}, "op.kernel is 2"},
-      {"unknown kind", 8, two, {static_cast<WindowKind>(6), 1, 1, 1, 0, 0, 0}, "op.kind is 6"},
+      {"unknown kind", 8, two, {static_cast<WindowKind>(7), 1, 1, 1, 0, 0, 0}, "op.kind is 7"},
       {"extent 0", 0, {{0, 0}}, {}, "extent is 0"},
       {"gap between pieces", 8, {{0, 3}, {4, 8}}, {}, "owned[1]"},
       {"pieces out of order", 8, {{4, 8}, {0, 4}}, {}, "owned[0]"},

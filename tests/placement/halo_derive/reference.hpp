@@ -15,7 +15,7 @@ namespace weft_test::derive_ref {
 
 // Kind values equal WEFT_WINDOW_*.
 inline constexpr int32_t kConv = 0, kPool = 1, kConvTranspose = 2, kNearest = 3, kLinear = 4,
-                         kAttention = 5;
+                         kAttention = 5, kLinearAligned = 6;
 
 struct Op {
   int32_t kind = kConv;
@@ -65,6 +65,7 @@ inline int64_t OutExtent(int64_t n, const Op& op) {
       return (n - 1) * op.stride - 2 * op.pad_lo + span + 1 + op.pad_hi;
     case kNearest:
     case kLinear:
+    case kLinearAligned:
       return op.out_extent;
     default:
       return n;
@@ -90,6 +91,8 @@ inline int64_t Anchor(int64_t n, int64_t n_out, const Op& op, int64_t j) {
       return CountingFloor(j * n, n_out);
     case kLinear:  // the row holding the output's centre (j + ½)·n/n_out
       return CountingFloor((2 * j + 1) * n, 2 * n_out);
+    case kLinearAligned:  // σ = j·(n−1)/(n_out−1), rounded half up
+      return n_out == 1 ? 0 : CountingFloor(2 * j * (n - 1) + n_out - 1, 2 * (n_out - 1));
     default:
       return j;
   }
@@ -120,6 +123,12 @@ inline Hulls Reads(int64_t n, int64_t n_out, const Op& op) {
       case kLinear: {  // σ = max(((2j+1)·n − n_out) / (2·n_out), 0)
         const int64_t num = (2 * j + 1) * n - n_out;
         const int64_t low = num < 0 ? 0 : CountingFloor(num, 2 * n_out);
+        h.Add(j, low);
+        h.Add(j, std::min(low + 1, n - 1));
+        break;
+      }
+      case kLinearAligned: {  // rows ⌊σ⌋ and ⌊σ⌋ + 1 (clamped)
+        const int64_t low = n_out == 1 ? 0 : CountingFloor(j * (n - 1), n_out - 1);
         h.Add(j, low);
         h.Add(j, std::min(low + 1, n - 1));
         break;

@@ -1,0 +1,160 @@
+// conv_transpose (1-D/2-D/3-D; SPEC §5, §4.5; docs/design/rules.md "Windowed operators"):
+// x [N, Cin, S...] (attr `channels_last`: [N, S..., Cin]), w [Cin, Cout/groups, K...], optional
+// b [Cout] -> [N, Cout, So...] with So = (S−1)·stride − 2·padding + dilation·(K−1) + 1 +
+// output_padding (attrs `stride`, `padding`, `output_padding`, `dilation`: one value or one
+// per spatial dim; `groups`). Per mesh dim: the batch; output channels on w's dim 1, b and the
+// output (groups == 1); input channels on x and w's dim 0 -> P(sum); a spatial dim through its
+// window (the input rows whose scattered taps reach the rank's outputs; the output split puts
+// each output with the input row whose scattered centre is nearest); linear Partials.
+// The local kernel computes its outputs j from the padded block by gathering: output j takes
+// x[i]·w[t] for every i, t with s·i − p + t·d = j (global indices).
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops/rules/builtin.hpp"
+#include "ops/rules/rule_util.hpp"
+#include "ops/rules/shape_util.hpp"
+#include "ops/rules/window_util.hpp"
+
+namespace weft::ops {
+namespace {
+
+using C = PlacementCode;
+using placement::halo::WindowKind;
+using placement::halo::WindowOp;
+
+struct TransposeAttrs {
+  ConvAttrs conv;  // stride, dilation, padding (pad_lo), groups, channels_last
+  std::vector<int64_t> output_padding;
+};
+
+Result<TransposeAttrs> ReadTransposeAttrs(const std::string& op, const Attributes& a, size_t n) {
+  TransposeAttrs t;
+  WEFT_ASSIGN_OR_RETURN(t.conv, ReadConvAttrs(op, a, n));
+  for (size_t i = 0; i < n; ++i)
+    if (t.conv.pad_lo[i] != t.conv.pad_hi[i])
+      return OpError(op, "attribute 'padding' must be symmetric (use 'output_padding' for "
+                         "the high end)");
+  WEFT_ASSIGN_OR_RETURN(t.output_padding, PerDim(op, a, "output_padding", n, 0, 0));
+  return t;
+}
+
+WindowOp TransposeWindow(const TransposeAttrs& t, size_t i, int64_t kernel) {
+  return {WindowKind::kConvTranspose, kernel,         t.conv.stride[i], t.conv.dilation[i],
+          t.conv.pad_lo[i],           t.output_padding[i], 0};
+}
+
+Status TransposeRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult* r) {
+  const std::string op = "conv_transpose";
+  const std::vector<int64_t>&x = in[0].shape, &w = in[1].shape;
+  const bool bias = in.size() == 3;
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
+    return OpError(op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " +
+                           ShapeText(w));
+  const size_t n = x.size() - 2;
+  WEFT_ASSIGN_OR_RETURN(TransposeAttrs t, ReadTransposeAttrs(op, a, n));
+  const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), t.conv.channels_last);
+  const int64_t cin = x[static_cast<size_t>(sd.channel)], cout = w[1] * t.conv.groups;
+  if (w[0] != cin || cin % t.conv.groups != 0)
+    return OpError(op, "w " + ShapeText(w) + " does not match " + std::to_string(cin) +
+                           " input channels in " + std::to_string(t.conv.groups) + " groups");
+  if (bias && (in[2].shape.size() != 1 || in[2].shape[0] != cout))
+    return OpError(op, "b must be [" + std::to_string(cout) + "], got " + ShapeText(in[2].shape));
+  std::vector<int64_t> out = x;
+  out[static_cast<size_t>(sd.channel)] = cout;
+  std::vector<WindowOp> windows;
+  for (size_t i = 0; i < n; ++i) {
+    windows.push_back(TransposeWindow(t, i, w[2 + i]));
+    const auto d = static_cast<size_t>(sd.spatial[i]);
+    WEFT_ASSIGN_OR_RETURN(out[d], WindowExtent(op, x[d], windows.back()));
+  }
+  r->outputs.push_back({out, in[0].dtype});
+  const auto o = static_cast<int32_t>(in.size());
+  auto codes = [&](C cx, C cw, C cb, C co) {
+    std::vector<C> v{cx, cw};
+    if (bias) v.push_back(cb);
+    v.push_back(co);
+    return v;
+  };
+  const C R = C::R(), P = C::P(ReduceOp::kSum);
+  r->strategies.push_back(Replicated(in.size() + 1));
+  r->strategies.push_back({codes(C::S(sd.batch), R, R, C::S(sd.batch))});
+  r->aligned.push_back({{0, sd.batch}, {o, sd.batch}});
+  if (t.conv.groups == 1) {
+    r->strategies.push_back({codes(R, C::S(1), C::S(0), C::S(sd.channel))});
+    r->strategies.push_back({codes(C::S(sd.channel), C::S(0), P, P)});
+    std::vector<DimRef> outc{{1, 1}, {o, sd.channel}};
+    if (bias) outc.push_back({2, 0});
+    r->aligned.push_back(outc);
+    r->aligned.push_back({{0, sd.channel}, {1, 0}});
+  }
+  for (size_t i = 0; i < n; ++i)
+    AddWindowStrategy(r, codes(R, R, R, R), {{0, sd.spatial[i]}, {o, sd.spatial[i]}, windows[i]});
+  r->strategies.push_back({codes(P, R, P, P)});
+  r->strategies.push_back({codes(R, P, P, P)});
+  return Status::Ok();
+}
+
+Status TransposeKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
+  const DenseTensor &x = call.inputs[0], &w = call.inputs[1];
+  const size_t n = x.shape.size() - 2;
+  WEFT_ASSIGN_OR_RETURN(TransposeAttrs t, ReadTransposeAttrs("conv_transpose", *call.attrs, n));
+  const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.shape.size()), t.conv.channels_last);
+  const std::vector<int64_t>& origin = call.input_offsets[0];
+  const std::vector<int64_t> at = OutputOffset(call, 0);
+  out->assign(1, DenseTensor{call.output_shapes[0], {}});
+  DenseTensor& y = (*out)[0];
+  y.values.assign(static_cast<size_t>(shape::Count(y.shape)), 0.0);
+  const int64_t cin_group = x.shape[static_cast<size_t>(sd.channel)] / t.conv.groups;
+  const int64_t cout_group = w.shape[1];
+  std::vector<int64_t> xi(x.shape.size()), wi(w.shape.size()), taps(n);
+  shape::ForEach(y.shape, [&](const int64_t* o) {
+    const int64_t co = o[sd.channel];
+    double sum = call.inputs.size() == 3 ? call.inputs[2].values[static_cast<size_t>(co)] : 0.0;
+    xi[static_cast<size_t>(sd.batch)] = o[sd.batch];
+    wi[1] = co % cout_group;
+    const int64_t group = t.conv.groups == 1 ? 0 : co / cout_group;
+    std::fill(taps.begin(), taps.end(), 0);
+    for (;;) {  // every tap combination; input row i = (j + p − t·d) / s where it divides
+      bool hit = true;
+      for (size_t i = 0; i < n && hit; ++i) {
+        const auto d = static_cast<size_t>(sd.spatial[i]);
+        const int64_t num = at[d] + o[d] + t.conv.pad_lo[i] - taps[i] * t.conv.dilation[i];
+        const int64_t row = num / t.conv.stride[i] - origin[d];
+        hit = num >= 0 && num % t.conv.stride[i] == 0 && row >= 0 && row < x.shape[d];
+        xi[d] = row;
+        wi[2 + i] = taps[i];
+      }
+      for (int64_t j = 0; hit && j < cin_group; ++j) {
+        xi[static_cast<size_t>(sd.channel)] = group * cin_group + j;
+        wi[0] = group * cin_group + j;
+        sum += x.values[static_cast<size_t>(shape::Offset(x.shape, xi.data()))] *
+               w.values[static_cast<size_t>(shape::Offset(w.shape, wi.data()))];
+      }
+      size_t i = n;
+      while (i-- > 0 && ++taps[i] == w.shape[2 + i]) taps[i] = 0;
+      if (i == static_cast<size_t>(-1)) break;
+    }
+    y.values[static_cast<size_t>(shape::Offset(y.shape, o))] = sum;
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status RegisterConvTranspose(Registry& reg) {
+  OpDef op;
+  op.name = "conv_transpose";
+  op.min_inputs = 2;
+  op.max_inputs = 3;
+  op.rule = TransposeRule;
+  op.kernel = TransposeKernel;
+  op.key_attrs = {"stride", "padding", "output_padding", "dilation", "groups", "channels_last"};
+  WEFT_RETURN_IF_ERROR(reg.Add(std::move(op)));
+  for (const char* alias : {"conv_transpose1d", "conv_transpose2d", "conv_transpose3d"})
+    WEFT_RETURN_IF_ERROR(reg.AddAlias(alias, "conv_transpose", "built-in"));
+  return Status::Ok();
+}
+
+}  // namespace weft::ops
