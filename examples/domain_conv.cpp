@@ -12,12 +12,14 @@
 // inner loop of the convolution a contiguous C x C matrix-vector product.
 //
 // The splits are explicit and uneven: rows proportional to 1, 2, 3, ..., columns to ..., 3, 2,
-// 1. Stride 1 uses a uniform halo plan (lo = pad_lo, hi = pad_hi, constant 0 boundary = zero
-// padding); stride > 1 uses the windows the convolution reads (weft_halo_derive_windows, explicit
-// mode) and the output split that comes with them. The backward is the local transposed
-// convolution of grad_output into a padded-size buffer, then accumulate: grad_input. The
-// local loops and the reference are in domain_conv_kernels.hpp; this file is the distributed
-// part.
+// 1. The plan comes from the rules engine: weft_rules_propagate("conv2d") on the image's layout
+// ([1, H, W, C] to the engine: a batch of one, channels last) says the image stays where it is,
+// gives the output layout (its split derived from the input's by the convolution's windows, at
+// any stride) and, through weft_strategy_input_halo, the halo descriptor: the windows each rank
+// reads, with the zero padding as boundary rows. The backward is the local transposed
+// convolution of grad_output into a padded-size buffer, then accumulate over the same plan:
+// grad_input. The local loops and the reference are in domain_conv_kernels.hpp; this file is
+// the distributed part.
 #include <weft/weft.h>
 
 #include <algorithm>
@@ -143,22 +145,38 @@ std::string Dims(const std::array<int64_t, N>& v) {
   return s;
 }
 
+// The image as the rules engine sees it: a batch of one in front of [H, W, C].
+std::array<int64_t, 4> Batched(const std::array<int64_t, 3>& s) { return {1, s[0], s[1], s[2]}; }
+
+// A [rows, cols, C] block as the [1, rows, cols, C] tensor its layout describes (`shape` holds
+// the extents and must outlive the view).
+DLTensor Tensor4(Block& b, std::array<int64_t, 4>& shape) {
+  shape = Batched(b.shape);
+  return DLTensor{b.data.data(), {kDLCPU, 0}, 4, kF32, shape.data(), nullptr, 0};
+}
+
 Block LocalBlock(const weft_layout_t* layout, int32_t rank) {
   Block b;
-  Check(weft_layout_local_shape(layout, rank, b.shape.data(), b.offset.data()), "local shape");
+  std::array<int64_t, 4> shape{}, offset{};
+  Check(weft_layout_local_shape(layout, rank, shape.data(), offset.data()), "local shape");
+  std::copy(shape.begin() + 1, shape.end(), b.shape.begin());
+  std::copy(offset.begin() + 1, offset.end(), b.offset.begin());
   b.Allocate();
   return b;
 }
 
+using Rules = std::unique_ptr<weft_rules_t, Deleter<weft_rules_destroy>>;
+using Strategy = std::unique_ptr<weft_strategy_t, Deleter<weft_strategy_destroy>>;
+
 // What every rank holds: the mesh, the input and output layouts with their uneven splits, and
-// the halo plan of the input.
+// the halo plan of the input, all from the conv rule's strategy.
 struct Domain {
   Conv cv{};
   int32_t rank = 0, nranks = 1;
   std::array<int64_t, 2> mesh_shape{};
   std::array<int64_t, 3> in_shape{}, out_shape{};
   std::array<std::vector<int64_t>, 2> splits, out_splits;
-  bool explicit_windows = false;
+  double cost = 0;  // the strategy's estimate: the halo exchange
   Mesh mesh;
   Layout in, out;
   Plan halo;
@@ -166,54 +184,49 @@ struct Domain {
 
 Layout MakeLayout(const Domain& dm, const std::array<int64_t, 3>& shape,
                   const std::array<std::vector<int64_t>, 2>& splits) {
-  const weft_placement_t placements[2] = {WEFT_PLACEMENT_SHARD(0), WEFT_PLACEMENT_SHARD(1)};
-  const int64_t* sizes[3] = {splits[0].data(), splits[1].data(), nullptr};
-  const int64_t counts[3] = {dm.mesh_shape[0], dm.mesh_shape[1], 1};
+  const weft_placement_t placements[2] = {WEFT_PLACEMENT_SHARD(1), WEFT_PLACEMENT_SHARD(2)};
+  const int64_t* sizes[4] = {nullptr, splits[0].data(), splits[1].data(), nullptr};
+  const int64_t counts[4] = {1, dm.mesh_shape[0], dm.mesh_shape[1], 1};
   weft_layout_t* layout = nullptr;
-  Check(weft_layout_create_ragged(dm.mesh.get(), 3, shape.data(), kF32, placements, sizes, counts,
-                                  &layout),
+  Check(weft_layout_create_ragged(dm.mesh.get(), 4, Batched(shape).data(), kF32, placements, sizes,
+                                  counts, &layout),
         "weft_layout_create_ragged");
   return Layout(layout);
 }
 
-// The input windows the convolution reads on tensor dim d (explicit mode) and its output split.
-std::vector<int64_t> DeriveWindows(Domain& dm, int32_t d) {
-  weft_window_op_t op = WEFT_WINDOW_OP_INIT;
-  op.kind = WEFT_WINDOW_CONV;
-  op.kernel = dm.cv.k;
-  op.stride = dm.cv.s;
-  op.pad_lo = dm.cv.pad_lo;
-  op.pad_hi = dm.cv.pad_hi;
-  std::vector<int64_t> windows(static_cast<size_t>(2 * dm.nranks));
-  dm.out_splits[d].resize(static_cast<size_t>(dm.mesh_shape[d]));
-  Check(weft_halo_derive_windows(dm.in.get(), d, &op, windows.data(),
-                                 static_cast<int32_t>(dm.mesh_shape[d]), dm.out_splits[d].data(),
-                                 &dm.out_shape[d]),
-        "weft_halo_derive_windows");
-  return windows;
+weft_attr_t IntsAttr(const char* name, const std::vector<int64_t>& v) {
+  weft_attr_t a;
+  std::memset(&a, 0, sizeof a);
+  a.struct_size = sizeof a;
+  a.name = name;
+  a.kind = WEFT_ATTR_INTS;
+  a.ints = v.data();
+  a.n_ints = static_cast<int64_t>(v.size());
+  return a;
 }
 
-void MakeHaloPlan(Domain& dm, const std::array<std::vector<int64_t>, 2>& windows) {
-  weft_halo_dim_t dims[2];
-  for (int32_t d = 0; d < 2; ++d) {
-    // Uniform mode: pad_lo rows from the neighbour below and pad_hi from the one above, the
-    // same beyond the image, where the constant 0 is the convolution's zero padding.
-    dims[d] = weft_halo_dim_t{d,
-                              WEFT_BOUNDARY_CONSTANT,
-                              WEFT_BOUNDARY_CONSTANT,
-                              0,
-                              dm.cv.pad_lo,
-                              dm.cv.pad_hi,
-                              dm.cv.pad_lo,
-                              dm.cv.pad_hi,
-                              dm.explicit_windows ? windows[d].data() : nullptr};
-  }
-  weft_halo_desc_t desc = WEFT_HALO_DESC_INIT;
-  desc.ndims = 2;
-  desc.dims = dims;
-  weft_plan_t* plan = nullptr;
-  Check(weft_halo_plan_create(dm.in.get(), &desc, nullptr, &plan), "weft_halo_plan_create");
-  dm.halo.reset(plan);
+// propagate("conv2d") on the image and a replicated weight: the strategy.
+Strategy PropagateConv(Domain& dm) {
+  const Conv& cv = dm.cv;
+  const std::array<int64_t, 4> w_shape{cv.c, cv.c, cv.k, cv.k};
+  const weft_placement_t replicate[2] = {WEFT_PLACEMENT_REPLICATE, WEFT_PLACEMENT_REPLICATE};
+  weft_layout_t* w = nullptr;
+  Check(weft_layout_create(dm.mesh.get(), 4, w_shape.data(), kF32, replicate, &w),
+        "weft_layout_create (weight)");
+  const Layout weight(w);
+  weft_rules_t* r = nullptr;
+  Check(weft_rules_create(&r), "weft_rules_create");
+  const Rules rules(r);
+  const std::vector<int64_t> padding{cv.pad_lo, cv.pad_hi, cv.pad_lo, cv.pad_hi}, stride{cv.s};
+  weft_attr_t attrs[3] = {IntsAttr("padding", padding), IntsAttr("stride", stride),
+                          IntsAttr("channels_last", {})};
+  attrs[2].kind = WEFT_ATTR_BOOL;
+  attrs[2].i = 1;
+  const weft_layout_t* inputs[2] = {dm.in.get(), weight.get()};
+  weft_strategy_t* st = nullptr;
+  Check(weft_rules_propagate(rules.get(), "conv2d", 2, inputs, attrs, 3, &st),
+        "weft_rules_propagate (conv2d)");
+  return Strategy(st);
 }
 
 Domain MakeDomain(weft_context_t* ctx, const Options& o) {
@@ -223,25 +236,38 @@ Domain MakeDomain(weft_context_t* ctx, const Options& o) {
   dm.cv = Conv{o.kernel, o.stride, o.channels, (o.kernel - 1) / 2, o.kernel / 2};
   dm.mesh_shape = MeshShape(dm.nranks);
   dm.in_shape = {o.height, o.width, o.channels};
-  dm.out_shape = {0, 0, o.channels};
   dm.splits = {RaggedSplit(o.height, dm.mesh_shape[0], false),
                RaggedSplit(o.width, dm.mesh_shape[1], true)};
-  dm.explicit_windows = o.stride > 1;
   weft_mesh_t* mesh = nullptr;
   Check(weft_mesh_create(ctx, 2, dm.mesh_shape.data(), nullptr, &mesh), "weft_mesh_create");
   dm.mesh.reset(mesh);
   dm.in = MakeLayout(dm, dm.in_shape, dm.splits);
-  // At stride 1 with "same" padding the output split is the input split (SPEC §4.5) and the
-  // uniform windows are exactly what the convolution reads; otherwise derive both.
-  std::array<std::vector<int64_t>, 2> windows;
-  if (dm.explicit_windows) {
-    windows = {DeriveWindows(dm, 0), DeriveWindows(dm, 1)};
-  } else {
-    dm.out_shape = dm.in_shape;
-    dm.out_splits = dm.splits;
+  const Strategy st = PropagateConv(dm);
+  // The image stays where it is: the rule exchanges halos rather than gathering rows.
+  weft_layout_t* l = nullptr;
+  Check(weft_strategy_input_layout(st.get(), 0, &l), "weft_strategy_input_layout");
+  const Layout wanted(l);
+  int32_t same = 0;
+  Check(weft_layout_equal(wanted.get(), dm.in.get(), &same), "weft_layout_equal");
+  if (!same) throw std::runtime_error("the conv rule moves the image instead of a halo exchange");
+  Check(weft_strategy_cost(st.get(), &dm.cost), "weft_strategy_cost");
+  Check(weft_strategy_output_layout(st.get(), 0, &l), "weft_strategy_output_layout");
+  dm.out.reset(l);
+  std::array<int64_t, 4> out4{};
+  Check(weft_layout_global_shape(dm.out.get(), out4.data()), "weft_layout_global_shape");
+  dm.out_shape = {out4[1], out4[2], out4[3]};
+  for (int32_t d = 0; d < 2; ++d) {
+    int64_t count = 0;
+    dm.out_splits[d].resize(static_cast<size_t>(dm.mesh_shape[d]));
+    Check(weft_layout_split_sizes(dm.out.get(), d + 1, dm.out_splits[d].data(), dm.mesh_shape[d],
+                                  &count),
+          "weft_layout_split_sizes");
   }
-  dm.out = MakeLayout(dm, dm.out_shape, dm.out_splits);
-  MakeHaloPlan(dm, windows);
+  weft_halo_desc_t desc = WEFT_HALO_DESC_INIT;
+  Check(weft_strategy_input_halo(st.get(), 0, &desc), "weft_strategy_input_halo");
+  weft_plan_t* plan = nullptr;
+  Check(weft_halo_plan_create(dm.in.get(), &desc, nullptr, &plan), "weft_halo_plan_create");
+  dm.halo.reset(plan);
   return dm;
 }
 
@@ -258,8 +284,11 @@ Buffers MakeBuffers(const Domain& dm) {
   b.gy = LocalBlock(dm.out.get(), dm.rank);
   FillBlock(b.x, dm.in_shape, 1);
   FillBlock(b.gy, dm.out_shape, 3);
-  Check(weft_halo_padded_shape(dm.halo.get(), -1, b.padded.shape.data(), b.padded.offset.data()),
+  std::array<int64_t, 4> shape{}, origin{};
+  Check(weft_halo_padded_shape(dm.halo.get(), -1, shape.data(), origin.data()),
         "weft_halo_padded_shape");
+  std::copy(shape.begin() + 1, shape.end(), b.padded.shape.begin());
+  std::copy(origin.begin() + 1, origin.end(), b.padded.offset.begin());
   b.padded.Allocate();
   b.gpad = b.padded;
   return b;
@@ -270,13 +299,15 @@ void Barrier(weft_context_t* ctx) {
 }
 
 void Exchange(const Domain& dm, Buffers& b) {
-  DLTensor local = b.x.Tensor(), padded = b.padded.Tensor();
+  std::array<int64_t, 4> s0{}, s1{};
+  DLTensor local = Tensor4(b.x, s0), padded = Tensor4(b.padded, s1);
   Check(weft_halo_exchange(dm.halo.get(), &local, &padded, nullptr, nullptr, nullptr),
         "weft_halo_exchange");
 }
 
 void Accumulate(const Domain& dm, Buffers& b) {
-  DLTensor padded = b.gpad.Tensor(), local = b.gx.Tensor();
+  std::array<int64_t, 4> s0{}, s1{};
+  DLTensor padded = Tensor4(b.gpad, s0), local = Tensor4(b.gx, s1);
   Check(weft_halo_accumulate(dm.halo.get(), &padded, &local, 0, nullptr, nullptr, nullptr),
         "weft_halo_accumulate");
 }
@@ -339,13 +370,14 @@ Block GatherToRoot(weft_context_t* ctx, const Domain& dm, const weft_layout_t* l
   const Mesh root_mesh(m);
   const weft_placement_t replicate[1] = {WEFT_PLACEMENT_REPLICATE};
   weft_layout_t* l = nullptr;
-  Check(weft_layout_create(root_mesh.get(), 3, shape.data(), kF32, replicate, &l),
+  Check(weft_layout_create(root_mesh.get(), 4, Batched(shape).data(), kF32, replicate, &l),
         "weft_layout_create (root)");
   const Layout root_layout(l);
   Block full;
   if (dm.rank == 0) full.shape = shape;
   full.Allocate();
-  DLTensor in = local.Tensor(), out = full.Tensor();
+  std::array<int64_t, 4> s0{}, s1{};
+  DLTensor in = Tensor4(local, s0), out = Tensor4(full, s1);
   Check(weft_redistribute(layout, &in, root_layout.get(), dm.rank == 0 ? &out : nullptr, nullptr,
                           nullptr, nullptr),
         "weft_redistribute (gather)");
@@ -380,9 +412,9 @@ void Report(weft_context_t* ctx, const Domain& dm, const Error& fwd, const Error
               Join(dm.splits[0]).c_str(), Join(dm.splits[1]).c_str(), Dims(dm.out_shape).c_str(),
               Join(dm.out_splits[0]).c_str(), Join(dm.out_splits[1]).c_str());
   std::printf(
-      "  halo (%s windows, box, zero boundary): %s sent, %s received per exchange, all ranks\n",
-      dm.explicit_windows ? "derived" : "uniform", Human(bytes[0]).c_str(),
-      Human(bytes[1]).c_str());
+      "  halo from the conv2d rule (windows per rank, zero boundary; estimated %.2f ms): %s "
+      "sent, %s received per exchange, all ranks\n",
+      dm.cost * 1e3, Human(bytes[0]).c_str(), Human(bytes[1]).c_str());
   std::printf(
       "  max error vs one rank: forward %.2e (rel %.1e), backward %.2e (rel %.1e): %s (tol %.0e)\n",
       fwd.abs, fwd.Relative(), bwd.abs, bwd.Relative(), ok ? "ok" : "FAILED", kTolerance);

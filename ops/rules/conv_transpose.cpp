@@ -34,15 +34,17 @@ Result<TransposeAttrs> ReadTransposeAttrs(const std::string& op, const Attribute
   WEFT_ASSIGN_OR_RETURN(t.conv, ReadConvAttrs(op, a, n));
   for (size_t i = 0; i < n; ++i)
     if (t.conv.pad_lo[i] != t.conv.pad_hi[i])
-      return OpError(op, "attribute 'padding' must be symmetric (use 'output_padding' for "
-                         "the high end)");
+      return OpError(op,
+                     "attribute 'padding' must be symmetric (use 'output_padding' for "
+                     "the high end)");
   WEFT_ASSIGN_OR_RETURN(t.output_padding, PerDim(op, a, "output_padding", n, 0, 0));
   return t;
 }
 
 WindowOp TransposeWindow(const TransposeAttrs& t, size_t i, int64_t kernel) {
-  return {WindowKind::kConvTranspose, kernel,         t.conv.stride[i], t.conv.dilation[i],
-          t.conv.pad_lo[i],           t.output_padding[i], 0};
+  return {
+      WindowKind::kConvTranspose, kernel, t.conv.stride[i], t.conv.dilation[i], t.conv.pad_lo[i],
+      t.output_padding[i],        0};
 }
 
 Status TransposeRule(std::span<const TensorInfo> in, const Attributes& a, RuleResult* r) {
@@ -50,8 +52,8 @@ Status TransposeRule(std::span<const TensorInfo> in, const Attributes& a, RuleRe
   const std::vector<int64_t>&x = in[0].shape, &w = in[1].shape;
   const bool bias = in.size() == 3;
   if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
-    return OpError(op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " +
-                           ShapeText(w));
+    return OpError(
+        op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " + ShapeText(w));
   const size_t n = x.size() - 2;
   WEFT_ASSIGN_OR_RETURN(TransposeAttrs t, ReadTransposeAttrs(op, a, n));
   const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), t.conv.channels_last);
@@ -100,7 +102,8 @@ Status TransposeKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
   const DenseTensor &x = call.inputs[0], &w = call.inputs[1];
   const size_t n = x.shape.size() - 2;
   WEFT_ASSIGN_OR_RETURN(TransposeAttrs t, ReadTransposeAttrs("conv_transpose", *call.attrs, n));
-  const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.shape.size()), t.conv.channels_last);
+  const SpatialDims sd =
+      SpatialDims::Of(static_cast<int32_t>(x.shape.size()), t.conv.channels_last);
   const std::vector<int64_t>& origin = call.input_offsets[0];
   const std::vector<int64_t> at = OutputOffset(call, 0);
   out->assign(1, DenseTensor{call.output_shapes[0], {}});

@@ -35,8 +35,8 @@ Result<InterpAttrs> ReadInterpAttrs(const std::string& op, const Attributes& a, 
   WEFT_ASSIGN_OR_RETURN(t.align, ForOp(op, a.Bool("align_corners", false)));
   WEFT_ASSIGN_OR_RETURN(t.channels_last, ForOp(op, a.Bool("channels_last", false)));
   if (mode != "nearest" && mode != "linear" && mode != "bilinear" && mode != "trilinear")
-    return OpError(op, "attribute 'mode' is '" + mode +
-                           "'; expected nearest, linear, bilinear or trilinear");
+    return OpError(
+        op, "attribute 'mode' is '" + mode + "'; expected nearest, linear, bilinear or trilinear");
   t.nearest = mode == "nearest";
   if (t.nearest && t.align)
     return OpError(op, "attribute 'align_corners' applies to linear modes only");
@@ -133,7 +133,8 @@ Status InterpKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
         const auto d = static_cast<size_t>(sd.spatial[i]);
         xi[d] = taps[i].row[bit] - origin[d];
       }
-      if (weight != 0) sum += weight * x.values[static_cast<size_t>(shape::Offset(x.shape, xi.data()))];
+      if (weight != 0)
+        sum += weight * x.values[static_cast<size_t>(shape::Offset(x.shape, xi.data()))];
     }
     y.values[static_cast<size_t>(shape::Offset(y.shape, o))] = sum;
   });

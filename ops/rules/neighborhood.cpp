@@ -30,9 +30,10 @@ Status NeighborhoodRule(std::span<const TensorInfo> in, const Attributes& a, Rul
   const size_t nd = q.size();
   if ((nd != 4 && nd != 5) || k != q || v.size() != nd ||
       !std::equal(q.begin(), q.end() - 1, v.begin()))
-    return OpError(kOp, "expects q, k [B,H,S...,D] alike and v [B,H,S...,Dv] (1 or 2 spatial "
-                        "dims), got " +
-                            ShapeText(q) + ", " + ShapeText(k) + ", " + ShapeText(v));
+    return OpError(kOp,
+                   "expects q, k [B,H,S...,D] alike and v [B,H,S...,Dv] (1 or 2 spatial "
+                   "dims), got " +
+                       ShapeText(q) + ", " + ShapeText(k) + ", " + ShapeText(v));
   if (in[1].dtype != in[0].dtype || in[2].dtype != in[0].dtype)
     return OpError(kOp, "q, k and v have different dtypes");
   const size_t n = nd - 3;
@@ -88,7 +89,8 @@ Status NeighborhoodKernel(const KernelCall& call, std::vector<DenseTensor>* out)
       for (size_t i = 0; i < n; ++i) {
         const size_t d = 2 + i;
         const int64_t g = at[d] + r[d];
-        const int64_t start = std::min(std::max(g - kernel[i] / 2, int64_t{0}), global[d] - kernel[i]);
+        const int64_t start =
+            std::min(std::max(g - kernel[i] / 2, int64_t{0}), global[d] - kernel[i]);
         ki[d] = start + taps[i] - ko[d];
         vi[d] = start + taps[i] - vo[d];
       }

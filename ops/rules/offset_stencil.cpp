@@ -51,10 +51,11 @@ Result<StencilAttrs> ReadStencilAttrs(const Attributes& a, const std::vector<int
   WEFT_ASSIGN_OR_RETURN(s.offsets, ForOp(kOp, a.Ints("offsets")));
   WEFT_ASSIGN_OR_RETURN(std::string b, ForOp(kOp, a.Text("boundary", std::string("zero"))));
   WEFT_ASSIGN_OR_RETURN(s.rule, BoundaryRule(b));
-  if (s.dims.empty() || static_cast<int64_t>(s.offsets.size()) != m * static_cast<int64_t>(s.dims.size()))
-    return OpError(kOp, "attribute 'offsets' needs " + std::to_string(m) + " rows (w's extent) of " +
-                            std::to_string(s.dims.size()) + " values, got " +
-                            std::to_string(s.offsets.size()) + " values");
+  if (s.dims.empty() ||
+      static_cast<int64_t>(s.offsets.size()) != m * static_cast<int64_t>(s.dims.size()))
+    return OpError(kOp, "attribute 'offsets' needs " + std::to_string(m) +
+                            " rows (w's extent) of " + std::to_string(s.dims.size()) +
+                            " values, got " + std::to_string(s.offsets.size()) + " values");
   s.reach.assign(s.dims.size(), 0);
   for (size_t k = 0; k < s.offsets.size(); ++k)
     s.reach[k % s.dims.size()] = std::max(s.reach[k % s.dims.size()], std::abs(s.offsets[k]));
