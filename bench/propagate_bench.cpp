@@ -1,7 +1,7 @@
 // The rules engine's costs (issue 22 item 8): a propagate answered from the cache, one
 // computed anew (matmul on a 2x2x2 mesh, inputs that must move), and enumerating every
 // candidate of a matmul on a 2x2 mesh. Absolute figures: the targets are absolute (1 us,
-// 50 us, 200 us).
+// 50 us, 200 us); and a spatially sharded conv2d's, cached and anew (issue 23 item 5).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -51,6 +51,36 @@ void BM_PropagateCached(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(engine.Propagate("bmm", in, none));
 }
 BENCHMARK(BM_PropagateCached);
+
+// The domain demo's conv (issue 23 item 5): a 3x3 conv2d on the 1024x1536x8 image sharded over
+// a 2x2 mesh, answered from the cache (its halo included), and computed anew.
+std::vector<LayoutPtr> ConvInputs() {
+  return {Make({2, 2}, {1, 1024, 1536, 8}, {Shard{1}, Shard{2}}),
+          Make({2, 2}, {8, 8, 3, 3}, {Replicate{}, Replicate{}})};
+}
+Attributes ConvAttrs() {
+  Attributes a;
+  (void)a.Set("padding", std::vector<int64_t>{1});
+  (void)a.Set("channels_last", true);
+  return a;
+}
+void BM_PropagateCachedConv2d(benchmark::State& state) {
+  Engine engine(Builtins());
+  const std::vector<LayoutPtr> in = ConvInputs();
+  const Attributes a = ConvAttrs();
+  (void)engine.Propagate("conv2d", in, a);
+  for (auto _ : state) benchmark::DoNotOptimize(engine.Propagate("conv2d", in, a));
+}
+BENCHMARK(BM_PropagateCachedConv2d);
+void BM_PropagateUncachedConv2d(benchmark::State& state) {
+  const std::vector<LayoutPtr> in = ConvInputs();
+  const Attributes a = ConvAttrs();
+  for (auto _ : state) {
+    Engine engine(Builtins());
+    benchmark::DoNotOptimize(engine.Propagate("conv2d", in, a));
+  }
+}
+BENCHMARK(BM_PropagateUncachedConv2d)->Unit(benchmark::kMicrosecond);
 
 void BM_PropagateUncachedMatmul3d(benchmark::State& state) {
   std::vector<LayoutPtr> in = {Make({2, 2, 2}, {64, 512, 256}, {Shard{0}, Shard{2}, Replicate{}}),

@@ -26,6 +26,10 @@ bool ParseOne(const std::string& item, HaloPattern* p) {
   std::string base, mod;
   std::getline(in, base, '-');
   p->name = item;
+  if (item == "conv2d-fwd-bwd") {
+    p->conv = true;
+    return true;
+  }
   if (base == "halo1d") {
     p->ndim = 2, p->windowed = {0};
   } else if (base == "halo2d") {
@@ -53,7 +57,9 @@ bool ParseOne(const std::string& item, HaloPattern* p) {
 
 }  // namespace
 
-bool IsHaloPattern(const std::string& item) { return item.rfind("halo", 0) == 0; }
+bool IsHaloPattern(const std::string& item) {
+  return item.rfind("halo", 0) == 0 || item.rfind("conv2d", 0) == 0;
+}
 
 bool ParseHaloPatterns(const std::string& list, std::vector<HaloPattern>* patterns,
                        std::string* error) {
@@ -66,7 +72,7 @@ bool ParseHaloPatterns(const std::string& list, std::vector<HaloPattern>* patter
     if (!ParseOne(item, &p)) {
       *error = "bad halo pattern '" + item +
                "' (halo1d, halo1d-strided, halo2d-box, halo2d-star, halo3d, halo3d-star, each "
-               "optionally -inplace)";
+               "optionally -inplace; conv2d-fwd-bwd)";
       return false;
     }
     patterns->push_back(std::move(p));

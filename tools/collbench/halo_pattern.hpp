@@ -21,13 +21,16 @@ struct HaloPattern {
   std::vector<int32_t> windowed;
   bool star = false;     // WEFT_STENCIL_STAR (else BOX)
   bool inplace = false;  // weft_halo_exchange_inplace (else weft_halo_exchange)
+  // "conv2d-fwd-bwd": a conv layer's halo from the conv2d rule, forward and backward
+  // (conv_case.hpp); the fields above do not apply.
+  bool conv = false;
 };
 
 bool IsHaloPattern(const std::string& item);
 
 // "halo1d", "halo1d-strided", "halo2d-box", "halo2d-star", "halo3d", "halo3d-star", each
-// optionally followed by "-inplace"; items that are not halo patterns are skipped (they are
-// redistribute patterns). false with *error on a bad halo item.
+// optionally followed by "-inplace", and "conv2d-fwd-bwd"; items that are not halo patterns are
+// skipped (they are redistribute patterns). false with *error on a bad halo item.
 bool ParseHaloPatterns(const std::string& list, std::vector<HaloPattern>* patterns,
                        std::string* error);
 

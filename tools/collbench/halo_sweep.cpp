@@ -58,6 +58,7 @@ Row MakeRow(const HaloPattern& p, const HaloGeometry& g, const std::vector<doubl
 
 bool HaloSweep::Measure(const HaloPattern& p, int64_t bytes, std::string* plan,
                         std::vector<Row>* rows, std::string* error) {
+  if (p.conv) return MeasureConv(p, bytes, plan, rows, error);
   for (const int64_t scale : InteriorScales(p)) {
     const std::optional<HaloGeometry> g = MakeHaloGeometry(p, bytes, nranks_, scale);
     if (!g) continue;

@@ -30,6 +30,9 @@ class HaloSweep {
  private:
   bool MeasureOne(const HaloPattern& p, const HaloGeometry& g, std::string* plan, Row* row,
                   std::string* error);
+  // conv2d-fwd-bwd (conv_sweep.cpp): a forward and a backward row at `bytes` per rank.
+  bool MeasureConv(const HaloPattern& p, int64_t bytes, std::string* plan, std::vector<Row>* rows,
+                   std::string* error);
 
   weft_context_t* ctx_;
   int32_t rank_, nranks_;

@@ -151,8 +151,17 @@ void PrintPatternRow(std::FILE* out, const Row& r) {
 }
 
 void PrintHaloHeader(std::FILE* out, const Row& first, const std::string& plan) {
-  std::fprintf(out, "#\n# halo %s (periodic; reference: %s, same messages)\n",
-               first.pattern.c_str(), first.raw_kind.c_str());
+  if (first.pattern.rfind("conv2d", 0) == 0) {
+    std::fprintf(out,
+                 "#\n# halo conv2d-fwd-bwd (3x3 conv, zero boundary, the conv2d rule's plan; "
+                 "size = a rank's block; per size a forward row, weft_halo_exchange vs %s, and "
+                 "a backward row, weft_halo_accumulate vs the adjoint: packed columns, then rows, "
+                 "added in)\n",
+                 first.raw_kind.c_str());
+  } else {
+    std::fprintf(out, "#\n# halo %s (periodic; reference: %s, same messages)\n",
+                 first.pattern.c_str(), first.raw_kind.c_str());
+  }
   PrintPlan(out, plan);
   std::fprintf(out, "# %12s %12s %12s %5s %10s %4s %10s %8s %6s %10s %8s %6s %7s %15s\n", "size",
                "shape", "local", "depth", "recv", "msgs", "time", "recv bw", "#wrong", "raw time",
@@ -174,7 +183,9 @@ void PrintHaloRow(std::FILE* out, const Row& r) {
       std::fprintf(out, " %6lld", static_cast<long long>(s->wrong));
     }
   }
-  std::fprintf(out, " %7.3f   %5.3f..%5.3f\n", r.ratio, r.ratio_q1, r.ratio_q3);
+  std::fprintf(out, " %7.3f   %5.3f..%5.3f", r.ratio, r.ratio_q1, r.ratio_q3);
+  if (r.pattern.rfind("conv2d", 0) == 0) std::fprintf(out, "  %s", r.pattern.c_str() + 7);
+  std::fprintf(out, "\n");
   std::fflush(out);
 }
 

@@ -19,7 +19,8 @@ record per (pattern, size, interior), the face, local block and depth of collben
 #wrong == 0 for the exchange and its raw reference; both receive exactly the ghost cells that
 other ranks own (a closed form of the geometry: box faces in dimension phases carry the
 ghosts of earlier phases, star faces do not; a mesh dim of extent 1 wraps onto the rank
-itself and moves nothing); algbw = received bytes / time; ratio = raw time / halo time.
+itself and moves nothing); algbw = received bytes / time; ratio = raw time / halo time. conv2d-fwd-bwd: a forward and a backward row per size, the image
+and halo bytes of collbench's README, #wrong == 0 on both sides.
 """
 import json
 import os
@@ -195,12 +196,59 @@ def check_halo(rows, output, names, sizes, n):
     print(f"ok: {len(rows)} halo rows")
 
 
+def near_square(n):
+    """collbench's NearCubeShape(n, 2): n's prime factors dealt largest first to the smaller."""
+    factors, rest, f = [], n, 2
+    while f * f <= rest:
+        while rest % f == 0:
+            factors.append(f)
+            rest //= f
+        f += 1
+    if rest > 1:
+        factors.append(rest)
+    shape = [1, 1]
+    for f in sorted(factors, reverse=True):
+        shape[shape.index(min(shape))] *= f
+    return sorted(shape, reverse=True)
+
+
+def check_conv(rows, output, sizes, n):
+    """conv2d-fwd-bwd: per size a forward and a backward row on a 2:3 image, 8 channels, a
+    one-row halo; each rank receives a row of w cells from each vertical neighbour and a column
+    of h + 2 cells (its ghost rows included) from each horizontal one."""
+    if not rows:
+        return
+    assert "# halo conv2d-fwd-bwd (3x3 conv, zero boundary" in output
+    p0, p1 = near_square(n)
+    assert len(rows) == 2 * len(sizes), f"{len(rows)} conv rows for {len(sizes)} sizes"
+    for k, nominal in enumerate(sizes):
+        e = max(1, nominal // 32)
+        h = max(1, int((e * 2 * p1 // (3 * p0)) ** 0.5))
+        while h * h > e * 2 * p1 // (3 * p0):
+            h -= 1
+        while (h + 1) ** 2 <= e * 2 * p1 // (3 * p0):
+            h += 1
+        h = max(1, h)
+        w = max(1, e // h)
+        recv = (min(p0 - 1, 2) * w + min(p1 - 1, 2) * (h + 2)) * 8 * 4
+        for row, name in zip(rows[2 * k:2 * k + 2], ("conv2d-fwd", "conv2d-bwd")):
+            where = f"{name} at {nominal} B: {row}"
+            assert row["pattern"] == name, where
+            assert row["shape"] == f"{h * p0}x{w * p1}x8" and row["local"] == f"{h}x{w}x8", where
+            assert row["size"] == h * w * 8 * 4, where
+            assert row["recv_bytes"] == recv and row["raw_recv_bytes"] == recv, where
+            assert row["wrong"] == 0 and row["raw"]["wrong"] == 0, where
+    print(f"ok: {len(rows)} conv2d rows")
+
+
 def check_patterns(weftrun, collbench, n, backend, patterns, extra):
     doc, output = run_sweep(weftrun, collbench, n, backend, ["--pattern", patterns] + extra)
     sizes = swept_sizes(extra)
     halos = [p for p in patterns.split(",") if p.startswith("halo")]
-    names = [p for p in patterns.split(",") if not p.startswith("halo")]
-    check_halo([r for r in doc["rows"] if r["op"] == "halo"], output, halos, sizes, n)
+    names = [p for p in patterns.split(",") if not p.startswith(("halo", "conv2d"))]
+    check_halo([r for r in doc["rows"] if r["op"] == "halo" and r["pattern"].startswith("halo")],
+               output, halos, sizes, n)
+    check_conv([r for r in doc["rows"] if r["pattern"].startswith("conv2d")], output, sizes, n)
     want = [(p, s) for p in names for s in sizes]
     rows = [r for r in doc["rows"] if r["op"] != "halo"]
     assert len(rows) == len(want), f"{len(rows)} rows, expected {len(want)}"
