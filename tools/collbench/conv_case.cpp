@@ -104,8 +104,8 @@ bool ConvCase::MakePlan(weft_context_t* ctx, std::string* error) {
   weft_attr_t attrs[2];
   std::memset(attrs, 0, sizeof attrs);
   attrs[0] = {sizeof(weft_attr_t), "padding", WEFT_ATTR_INTS, 0, 0, 0, &pad, 1, nullptr, {}, 0};
-  attrs[1] = {sizeof(weft_attr_t), "channels_last", WEFT_ATTR_BOOL, 0, 1, 0, nullptr, 0, nullptr,
-              {}, 0};
+  attrs[1] = {
+      sizeof(weft_attr_t), "channels_last", WEFT_ATTR_BOOL, 0, 1, 0, nullptr, 0, nullptr, {}, 0};
   const weft_layout_t* inputs[2] = {layout_, weight};
   if (s == WEFT_OK) s = weft_rules_propagate(rules, "conv2d", 2, inputs, attrs, 2, &st);
   weft_halo_desc_t desc = WEFT_HALO_DESC_INIT;
@@ -122,8 +122,8 @@ bool ConvCase::MakePlan(weft_context_t* ctx, std::string* error) {
   int64_t shape[4], origin[4];
   if ((s = weft_halo_padded_shape(plan_, -1, shape, origin)) != WEFT_OK)
     return fail("weft_halo_padded_shape", s);
-  if (shape[1] != padded_shape_[0] || shape[2] != padded_shape_[1] ||
-      origin[1] != offset_[0] - 1 || origin[2] != offset_[1] - 1) {
+  if (shape[1] != padded_shape_[0] || shape[2] != padded_shape_[1] || origin[1] != offset_[0] - 1 ||
+      origin[2] != offset_[1] - 1) {
     *error = "the conv2d rule's window differs from a one-row halo around the block";
     return false;
   }
@@ -147,7 +147,8 @@ void ConvCase::Fill() {
 weft_status_t ConvCase::Forward(bool raw) {
   if (!raw) {
     std::array<int64_t, 4> s0{}, s1{};
-    DLTensor local = View(x_.data(), s0, local_shape_), padded = View(padded_.data(), s1, padded_shape_);
+    DLTensor local = View(x_.data(), s0, local_shape_),
+             padded = View(padded_.data(), s1, padded_shape_);
     return weft_halo_exchange(plan_, &local, &padded, nullptr, nullptr, nullptr);
   }
   return Exchange(rows_, false) == WEFT_OK ? Exchange(cols_, false) : WEFT_ERR_INTERNAL;
@@ -156,7 +157,8 @@ weft_status_t ConvCase::Forward(bool raw) {
 weft_status_t ConvCase::Backward(bool raw) {
   if (!raw) {
     std::array<int64_t, 4> s0{}, s1{};
-    DLTensor padded = View(gpad_.data(), s0, padded_shape_), local = View(gx_.data(), s1, local_shape_);
+    DLTensor padded = View(gpad_.data(), s0, padded_shape_),
+             local = View(gx_.data(), s1, local_shape_);
     return weft_halo_accumulate(plan_, &padded, &local, 0, nullptr, nullptr, nullptr);
   }
   return Exchange(cols_, true) == WEFT_OK ? Exchange(rows_, true) : WEFT_ERR_INTERNAL;
@@ -179,8 +181,9 @@ weft_status_t ConvCase::Exchange(const std::vector<Face>& faces, bool adjoint) {
     DLTensor t{data, {kDLCPU, 0}, 1, kF32, &count, nullptr, 0};
     weft_work_t* work = nullptr;
     const int64_t tag = rows ? 1 : 2;
-    const weft_status_t s = send ? weft_send(ctx_, nullptr, 0, &t, peer, tag, nullptr, nullptr, &work)
-                                 : weft_recv(ctx_, nullptr, 0, &t, peer, tag, nullptr, nullptr, &work);
+    const weft_status_t s =
+        send ? weft_send(ctx_, nullptr, 0, &t, peer, tag, nullptr, nullptr, &work)
+             : weft_recv(ctx_, nullptr, 0, &t, peer, tag, nullptr, nullptr, &work);
     if (s != WEFT_OK && first == WEFT_OK) first = s;
     if (s == WEFT_OK) works.push_back(work);
   };
@@ -189,7 +192,8 @@ weft_status_t ConvCase::Exchange(const std::vector<Face>& faces, bool adjoint) {
   for (const Face& f : faces) {  // receives first
     const int64_t count = f.recv.numel();
     const bool direct = rows && !adjoint;
-    post(false, direct ? padded_.data() + Offset(padded_shape_, f.recv.lo) : recv_at, count, f.peer);
+    post(false, direct ? padded_.data() + Offset(padded_shape_, f.recv.lo) : recv_at, count,
+         f.peer);
     if (!direct) recv_at += count;
   }
   float* send_at = staging_send_.data();
@@ -217,7 +221,8 @@ weft_status_t ConvCase::Exchange(const std::vector<Face>& faces, bool adjoint) {
       ZeroBox(padded_.data(), padded_shape_, {{0, w + 1, 0}, {h + 2, 1, channels_}});
   }
   if (rows && adjoint)  // the gradient's own cells, before the neighbours' rows add in
-    CopyBox(padded_.data(), padded_shape_, shift, gx_.data(), local_shape_, {0, 0, 0}, local_shape_);
+    CopyBox(padded_.data(), padded_shape_, shift, gx_.data(), local_shape_, {0, 0, 0},
+            local_shape_);
   for (weft_work_t* work : works) {
     const weft_status_t s = weft_work_wait(work, -1);
     if (s != WEFT_OK && first == WEFT_OK) first = s;
@@ -264,7 +269,8 @@ int64_t ConvCase::CountWrongBackward() const {
           for (int64_t q = coord_[1] - 1; q <= coord_[1] + 1; ++q) {
             if (r < 0 || r >= mesh_[0] || q < 0 || q >= mesh_[1]) continue;
             const int64_t pi = gi - (r * h - 1), pj = gj - (q * w - 1);
-            if (pi >= 0 && pi < h + 2 && pj >= 0 && pj < w + 2) want += Grad(RankAt(r, q), pi, pj, c);
+            if (pi >= 0 && pi < h + 2 && pj >= 0 && pj < w + 2)
+              want += Grad(RankAt(r, q), pi, pj, c);
           }
         wrong += gx_[static_cast<size_t>(Offset(local_shape_, {i, j, c}))] != want;
       }

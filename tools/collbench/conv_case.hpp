@@ -41,9 +41,9 @@ class ConvCase {
   int64_t CountWrongForward() const;
   int64_t CountWrongBackward() const;
 
-  std::string shape() const;      // "HxWxC"
-  std::string local() const;      // "hxwxC"
-  int64_t block_bytes() const;    // this rank's block
+  std::string shape() const;                              // "HxWxC"
+  std::string local() const;                              // "hxwxC"
+  int64_t block_bytes() const;                            // this rank's block
   int64_t recv_bytes() const { return recv_bytes_; }      // weft_plan_stats
   int64_t raw_recv_bytes() const { return raw_recv_; }    // the reference's, per exchange
   int64_t raw_messages() const { return raw_messages_; }  // the reference's, per exchange
