@@ -143,7 +143,7 @@ struct Windowed {
 // propagate(op) on the input `cur` (+ weights), the input brought to the strategy's layout,
 // the halo plan made.
 Windowed MakeLayer(Net& net, const char* name, const char* op, const weft_layout_t* cur,
-              const weft_layout_t* weight, const std::vector<Attr>& attrs) {
+                   const weft_layout_t* weight, const std::vector<Attr>& attrs) {
   Windowed w;
   w.name = name;
   std::vector<const weft_layout_t*> in{cur};
@@ -196,15 +196,15 @@ Block Accumulate(Windowed& w, Block& gpadded, const Block& like, int64_t pad) {
 // conv_backward_weight's strategy on (input, output gradient): the layouts must be those the
 // forward used, and its P(sum) output becomes the sum on every rank through a redistribute.
 Weights SumWeightGrad(Net& net, const Windowed& conv, Weights partial) {
-  const std::vector<Attr> attrs{{"padding", {1}},
-                                {"kernel_size", {3}},
-                                {"channels_last", {}, 1, "", WEFT_ATTR_BOOL}};
+  const std::vector<Attr> attrs{
+      {"padding", {1}}, {"kernel_size", {3}}, {"channels_last", {}, 1, "", WEFT_ATTR_BOOL}};
   const Strategy st = net.Propagate("conv_backward_weight", {conv.in.get(), conv.out.get()}, attrs);
   for (int32_t i = 0; i < 2; ++i) {
     const Layout want = Net::InputLayout(st, i);
     int32_t same = 0;
     Check(weft_layout_equal(want.get(), i == 0 ? conv.in.get() : conv.out.get(), &same), "equal");
-    if (!same) throw std::runtime_error("conv_backward_weight wants other layouts than " + conv.name);
+    if (!same)
+      throw std::runtime_error("conv_backward_weight wants other layouts than " + conv.name);
   }
   const Layout from = Net::OutputLayout(st);
   int64_t shape[4] = {partial.co, partial.ci, 3, 3};
@@ -289,17 +289,17 @@ Block Forward(Net& net, const Params& prm, const weft_layout_t* lx, int64_t h, i
   L[2].padded = Exchange(L[2], A.p, 1, 0.0f);
   A.b = LocalBlock(L[2].out.get(), net.rank);
   Conv(L[2].padded, prm.w2, A.b);
-  L.push_back(MakeLayer(net, "up", "interpolate", L[2].out.get(), nullptr,
-                        {{"size", {h, w}}, {"mode", {}, 0, "bilinear", WEFT_ATTR_STRING},
-                         channels_last}));
+  L.push_back(
+      MakeLayer(net, "up", "interpolate", L[2].out.get(), nullptr,
+                {{"size", {h, w}}, {"mode", {}, 0, "bilinear", WEFT_ATTR_STRING}, channels_last}));
   A.b = net.Move(A.b, L[2].out.get(), L[3].in.get());
   L[3].padded = Exchange(L[3], A.b, 0, 0.0f);
   A.u = LocalBlock(L[3].out.get(), net.rank);
   Upsample(L[3].padded, A.u, h / 2, w / 2);
   // The skip connection: cat's strategy lines a and u up (one of them moves when their splits
   // differ); the backward moves the gradients back.
-  const Strategy cat = net.Propagate("cat", {L[0].out.get(), L[3].out.get()},
-                                     {{"dim", {}, 3, "", WEFT_ATTR_INT}});
+  const Strategy cat =
+      net.Propagate("cat", {L[0].out.get(), L[3].out.get()}, {{"dim", {}, 3, "", WEFT_ATTR_INT}});
   A.la = Net::InputLayout(cat, 0), A.lu = Net::InputLayout(cat, 1), A.lc = Net::OutputLayout(cat);
   A.a_cat = net.Move(A.a, L[0].out.get(), A.la.get());
   A.u_cat = net.Move(A.u, L[3].out.get(), A.lu.get());
@@ -445,18 +445,23 @@ void Report(Net& net, int32_t nranks, const int64_t (&mesh_shape)[2], int64_t h,
     std::printf("domain_unet: %d ranks, mesh %" PRId64 "x%" PRId64 ", image %" PRId64 "x%" PRId64
                 ", rows %s, cols %s\n",
                 nranks, mesh_shape[0], mesh_shape[1], h, w,
-                ("[" + std::to_string(rows[0]) + (rows.size() > 1 ? ", " + std::to_string(rows[1]) : "") + "]").c_str(),
-                ("[" + std::to_string(cols[0]) + (cols.size() > 1 ? ", " + std::to_string(cols[1]) : "") + "]").c_str());
-    std::printf("  %-6s %14s %16s %16s\n", "layer", "halo in (B)", "exchange (ms)", "accumulate (ms)");
+                ("[" + std::to_string(rows[0]) +
+                 (rows.size() > 1 ? ", " + std::to_string(rows[1]) : "") + "]")
+                    .c_str(),
+                ("[" + std::to_string(cols[0]) +
+                 (cols.size() > 1 ? ", " + std::to_string(cols[1]) : "") + "]")
+                    .c_str());
+    std::printf("  %-6s %14s %16s %16s\n", "layer", "halo in (B)", "exchange (ms)",
+                "accumulate (ms)");
     for (size_t k = 0; k < layers.size(); ++k)
       std::printf("  %-6s %14.0f %16.3f %16.3f\n", layers[k].name.c_str(), bytes[k], fwd[k] * 1e3,
                   bwd[k] * 1e3);
     std::printf("  skip connection: cat %s\n",
                 cat_moved ? "redistributed one input to line up the splits" : "needed no move");
-    std::printf("  max relative error vs one rank: y %.1e, grad x %.1e, grad w1 %.1e, w2 %.1e, "
-                "w3 %.1e: %s (tol %.0e)\n",
-                errors[0], errors[1], errors[2], errors[3], errors[4], ok ? "ok" : "FAILED",
-                kTolerance);
+    std::printf(
+        "  max relative error vs one rank: y %.1e, grad x %.1e, grad w1 %.1e, w2 %.1e, "
+        "w3 %.1e: %s (tol %.0e)\n",
+        errors[0], errors[1], errors[2], errors[3], errors[4], ok ? "ok" : "FAILED", kTolerance);
   }
 }
 
@@ -537,7 +542,8 @@ int main(int argc, char** argv) {
       ok = false;
     } else if (std::strcmp(argv[i], "--size") == 0) {
       const char* x = std::strchr(argv[i + 1], 'x');
-      ok = x != nullptr && Positive(std::string(argv[i + 1], static_cast<size_t>(x - argv[i + 1])).c_str(), &h) &&
+      ok = x != nullptr &&
+           Positive(std::string(argv[i + 1], static_cast<size_t>(x - argv[i + 1])).c_str(), &h) &&
            Positive(x + 1, &w);
     } else if (std::strcmp(argv[i], "--iters") == 0) {
       ok = Positive(argv[i + 1], &iters);
@@ -546,8 +552,9 @@ int main(int argc, char** argv) {
     }
   }
   if (!ok || h % 2 != 0 || w % 2 != 0 || h < 4 || w < 4) {
-    std::fprintf(stderr, "usage: weftrun -n N domain_unet [--size HxW] [--iters n]\n"
-                         "  (defaults 60x44, 1; H and W even, >= 4)\n");
+    std::fprintf(stderr,
+                 "usage: weftrun -n N domain_unet [--size HxW] [--iters n]\n"
+                 "  (defaults 60x44, 1; H and W even, >= 4)\n");
     return 2;
   }
   weft_context_t* ctx = nullptr;

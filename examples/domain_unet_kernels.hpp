@@ -19,7 +19,9 @@ struct Block {
   std::vector<float> v;
   Block() = default;
   Block(std::array<int64_t, 3> s, std::array<int64_t, 3> o, float fill = 0.0f)
-      : shape(s), offset(o), v(static_cast<size_t>(std::max<int64_t>(1, s[0] * s[1] * s[2])), fill) {}
+      : shape(s),
+        offset(o),
+        v(static_cast<size_t>(std::max<int64_t>(1, s[0] * s[1] * s[2])), fill) {}
   float& at(int64_t i, int64_t j, int64_t c) {
     return v[static_cast<size_t>((i * shape[1] + j) * shape[2] + c)];
   }
@@ -42,9 +44,9 @@ inline void FillNoise(Block& b, int64_t w, uint64_t salt) {
   for (int64_t i = 0; i < b.shape[0]; ++i)
     for (int64_t j = 0; j < b.shape[1]; ++j)
       for (int64_t c = 0; c < b.shape[2]; ++c)
-        b.at(i, j, c) = Noise(static_cast<uint64_t>(((b.offset[0] + i) * w + b.offset[1] + j) *
-                                                        b.shape[2] + c),
-                              salt);
+        b.at(i, j, c) =
+            Noise(static_cast<uint64_t>(((b.offset[0] + i) * w + b.offset[1] + j) * b.shape[2] + c),
+                  salt);
 }
 
 // A 3x3 convolution's weights [Co, Ci, 3, 3].
@@ -85,7 +87,8 @@ inline void Conv(const Block& padded, const Weights& w, Block& y) {
         float s = 0;
         for (int64_t ti = 0; ti < 3; ++ti)
           for (int64_t tj = 0; tj < 3; ++tj)
-            for (int64_t c = 0; c < w.ci; ++c) s += padded.at(i + ti, j + tj, c) * w.at(o, c, ti, tj);
+            for (int64_t c = 0; c < w.ci; ++c)
+              s += padded.at(i + ti, j + tj, c) * w.at(o, c, ti, tj);
         y.at(i, j, o) = s;
       }
 }
@@ -132,7 +135,8 @@ inline void MaxPoolGrad(const Block& window, const Block& gy, Block& gwindow) {
         int64_t bi = 2 * i, bj = 2 * j;
         for (int64_t a = 0; a < 2; ++a)
           for (int64_t b = 0; b < 2; ++b)
-            if (window.at(2 * i + a, 2 * j + b, c) > window.at(bi, bj, c)) bi = 2 * i + a, bj = 2 * j + b;
+            if (window.at(2 * i + a, 2 * j + b, c) > window.at(bi, bj, c))
+              bi = 2 * i + a, bj = 2 * j + b;
         gwindow.at(bi, bj, c) += gy.at(i, j, c);
       }
 }
@@ -146,7 +150,8 @@ struct Mix {
 inline Mix Source(int64_t j, int64_t n, int64_t n_out) {
   const int64_t num = std::max<int64_t>((2 * j + 1) * n - n_out, 0), den = 2 * n_out;
   const int64_t r0 = std::min(num / den, n - 1);
-  return {r0, std::min(r0 + 1, n - 1), static_cast<float>(num - (num / den) * den) / static_cast<float>(den)};
+  return {r0, std::min(r0 + 1, n - 1),
+          static_cast<float>(num - (num / den) * den) / static_cast<float>(den)};
 }
 // y (its offset global) from the window (its offset global) of an image [n0, n1].
 template <class Visit>
