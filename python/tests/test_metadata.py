@@ -134,6 +134,20 @@ def test_propagate_with_attributes():
     assert s.output_layouts[0].shape == (8,)
 
 
+def test_conv_strategy_hands_out_its_halo():
+    mesh = DeviceMesh(None, (2, 2))
+    x = Layout(mesh, (1, 8, 6, 2), np.float32, [Shard(1), Shard(2)])
+    w = Layout(mesh, (4, 2, 3, 3), np.float32, [Replicate(), Replicate()])
+    s = weft.propagate("conv2d", x, w, padding=[1], channels_last=True)
+    assert s.input_layouts[0] == x
+    dims, constant = s.input_halos[0]
+    assert [d.dim for d in dims] == [1, 2] and constant == 0.0
+    assert dims[0].windows == [-1, 5, -1, 5, 3, 9, 3, 9]
+    assert s.input_halos[1] == ([], 0.0) and s.halo_plan(1) is None
+    shape, origin = s.halo_plan(0, rank=3).padded_shape()
+    assert shape == (1, 6, 5, 2) and origin == (0, 3, 2, 0)
+
+
 def test_derive_windows_conv():
     mesh = DeviceMesh(None, (3,))
     layout = Layout(mesh, (9, 2), np.float32, [Shard(0)])

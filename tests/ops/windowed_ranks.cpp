@@ -97,10 +97,20 @@ std::string Exchange(weft_mesh_t* mesh, const Layout& l,
                                 std::max<int64_t>(1, weft::ops::shape::Count(shape))))};
   std::vector<int64_t> lshape = local.shape;
   if (local.values.empty()) local.values.push_back(0);  // a valid pointer for an empty block
-  DLTensor in{local.values.data(), {kDLCPU, 0}, static_cast<int32_t>(lshape.size()), kF64,
-              lshape.data(), nullptr, 0};
-  DLTensor out{padded.values.data(), {kDLCPU, 0}, static_cast<int32_t>(shape.size()), kF64,
-               shape.data(), nullptr, 0};
+  DLTensor in{local.values.data(),
+              {kDLCPU, 0},
+              static_cast<int32_t>(lshape.size()),
+              kF64,
+              lshape.data(),
+              nullptr,
+              0};
+  DLTensor out{padded.values.data(),
+               {kDLCPU, 0},
+               static_cast<int32_t>(shape.size()),
+               kF64,
+               shape.data(),
+               nullptr,
+               0};
   if (s == WEFT_OK) s = weft_halo_exchange(plan, &in, &out, nullptr, nullptr, nullptr);
   weft_plan_destroy(plan);
   weft_layout_destroy(cl);
@@ -243,10 +253,11 @@ int main(int argc, char** argv) {
   weft_allreduce(w.ctx, nullptr, 0, &t, &t, WEFT_REDUCE_SUM, nullptr, nullptr, nullptr);
   if (!first.empty()) std::fprintf(stderr, "windowed_ranks: rank %d: %s\n", w.rank, first.c_str());
   if (w.rank == 0)
-    std::printf("windowed_ranks: %d ranks, %lld strategy runs (summed over ranks), %lld halo "
-                "exchanges, %lld failures\n",
-                w.size, static_cast<long long>(totals[1]), static_cast<long long>(totals[2]),
-                static_cast<long long>(totals[0]));
+    std::printf(
+        "windowed_ranks: %d ranks, %lld strategy runs (summed over ranks), %lld halo "
+        "exchanges, %lld failures\n",
+        w.size, static_cast<long long>(totals[1]), static_cast<long long>(totals[2]),
+        static_cast<long long>(totals[0]));
   std::fflush(stdout);
   weft_barrier(w.ctx, nullptr, 0, nullptr, nullptr, nullptr);
   weft_context_destroy(w.ctx);

@@ -231,6 +231,7 @@ _PROTOTYPES = {
     "weft_strategy_input_layout": (S, [H, c_int32, PH]),
     "weft_strategy_output_layout": (S, [H, c_int32, PH]),
     "weft_strategy_cost": (S, [H, POINTER(c_double)]),
+    "weft_strategy_input_halo": (S, [H, c_int32, POINTER(HaloDesc_t)]),
     "weft_strategy_describe": (S, [H] + TEXT),
     "weft_strategy_destroy": (S, [H]),
 }

@@ -17,7 +17,7 @@ BOUNDARIES = ("none", "constant", "reflect", "symmetric", "replicate", "periodic
 STENCILS = ("box", "star")
 TRANSPORTS = ("auto", "phases", "neighbor")
 WINDOW_OPS = ("conv", "pool", "conv_transpose", "interp_nearest", "interp_linear",
-              "neighborhood_attention")
+              "neighborhood_attention", "interp_linear_aligned")
 
 
 def _index(name: str, value: str, choices: Sequence[str]) -> int:

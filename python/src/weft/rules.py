@@ -60,6 +60,32 @@ class Strategy:
         cost = ctypes.c_double()
         check(lib.weft_strategy_cost(handle, ctypes.byref(cost)))
         self.cost: float = cost.value
+        # Windowed operators: per input, its halo (empty: none) and the boundary constant.
+        self.input_halos: Tuple[Tuple[List[Any], float], ...] = tuple(
+            self._halo(i, mesh.size()) for i in range(len(self.input_layouts)))
+
+    def _halo(self, i: int, nranks: int) -> Tuple[List[Any], float]:
+        from .halo import BOUNDARIES, HaloDim  # halo imports plan; rules stays light
+        desc = _lib.HaloDesc_t()
+        desc.struct_size = ctypes.sizeof(_lib.HaloDesc_t)
+        check(_lib.lib().weft_strategy_input_halo(self._handle, i, ctypes.byref(desc)))
+        dims = []
+        for k in range(desc.ndims):
+            d = desc.dims[k]
+            dims.append(HaloDim(d.dim, d.lo, d.hi, d.pad_lo, d.pad_hi,
+                                boundary_lo=BOUNDARIES[d.boundary_lo],
+                                boundary_hi=BOUNDARIES[d.boundary_hi],
+                                windows=list(d.windows[:2 * nranks]) if d.windows else None))
+        return dims, desc.constant_value
+
+    def halo_plan(self, i: int, *, rank: Optional[int] = None) -> Any:
+        """The halo plan input i needs (weft.HaloPlan over input_layouts[i]), or None when the
+        local kernel runs on the local block with the operator's own padding."""
+        from .halo import HaloPlan
+        dims, constant = self.input_halos[i]
+        if not dims:
+            return None
+        return HaloPlan(self.input_layouts[i], dims, constant=constant, rank=rank)
 
     def _layout(self, fn: Any, i: int, mesh: Any) -> Layout:
         out = ctypes.c_void_p()
