@@ -20,7 +20,6 @@
 namespace weft::ops {
 namespace {
 
-using C = PlacementCode;
 using placement::halo::WindowKind;
 using placement::halo::WindowOp;
 
@@ -51,10 +50,7 @@ Status TransposeRule(std::span<const TensorInfo> in, const Attributes& a, RuleRe
   const std::string op = "conv_transpose";
   const std::vector<int64_t>&x = in[0].shape, &w = in[1].shape;
   const bool bias = in.size() == 3;
-  if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
-    return OpError(
-        op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " + ShapeText(w));
-  const size_t n = x.size() - 2;
+  WEFT_ASSIGN_OR_RETURN(const size_t n, ConvOperands(op, x, w));
   WEFT_ASSIGN_OR_RETURN(TransposeAttrs t, ReadTransposeAttrs(op, a, n));
   const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), t.conv.channels_last);
   const int64_t cin = x[static_cast<size_t>(sd.channel)], cout = w[1] * t.conv.groups;
@@ -72,29 +68,7 @@ Status TransposeRule(std::span<const TensorInfo> in, const Attributes& a, RuleRe
     WEFT_ASSIGN_OR_RETURN(out[d], WindowExtent(op, x[d], windows.back()));
   }
   r->outputs.push_back({out, in[0].dtype});
-  const auto o = static_cast<int32_t>(in.size());
-  auto codes = [&](C cx, C cw, C cb, C co) {
-    std::vector<C> v{cx, cw};
-    if (bias) v.push_back(cb);
-    v.push_back(co);
-    return v;
-  };
-  const C R = C::R(), P = C::P(ReduceOp::kSum);
-  r->strategies.push_back(Replicated(in.size() + 1));
-  r->strategies.push_back({codes(C::S(sd.batch), R, R, C::S(sd.batch))});
-  r->aligned.push_back({{0, sd.batch}, {o, sd.batch}});
-  if (t.conv.groups == 1) {
-    r->strategies.push_back({codes(R, C::S(1), C::S(0), C::S(sd.channel))});
-    r->strategies.push_back({codes(C::S(sd.channel), C::S(0), P, P)});
-    std::vector<DimRef> outc{{1, 1}, {o, sd.channel}};
-    if (bias) outc.push_back({2, 0});
-    r->aligned.push_back(outc);
-    r->aligned.push_back({{0, sd.channel}, {1, 0}});
-  }
-  for (size_t i = 0; i < n; ++i)
-    AddWindowStrategy(r, codes(R, R, R, R), {{0, sd.spatial[i]}, {o, sd.spatial[i]}, windows[i]});
-  r->strategies.push_back({codes(P, R, P, P)});
-  r->strategies.push_back({codes(R, P, P, P)});
+  AddConvStrategies(r, bias, sd, t.conv.groups, 1, 0, windows);
   return Status::Ok();
 }
 

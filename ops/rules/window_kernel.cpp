@@ -40,20 +40,20 @@ std::vector<Walk> Walks(const KernelCall& call, const SpatialDims& sd,
   return w;
 }
 
-// Calls f(taps as a flat index, input index) for every tap of output cell `out` whose row lies
+// Calls f(taps, input index) for every tap combination of output cell `out` whose rows lie
 // inside `in_shape` (the others read padding: zeros, or the pool's fill).
 template <class F>
 void ForTaps(const std::vector<Walk>& walks, const int64_t* out, std::vector<int64_t>& in_index,
              const std::vector<int64_t>& in_shape, F&& f) {
   std::vector<int64_t> taps(walks.size(), 0);
-  for (int64_t flat = 0;; ++flat) {
+  for (;;) {
     bool inside = true;
     for (size_t i = 0; i < walks.size(); ++i) {
       const int64_t row = walks[i].Row(out[walks[i].out_dim], taps[i]);
       inside = inside && row >= 0 && row < in_shape[static_cast<size_t>(walks[i].in_dim)];
       in_index[static_cast<size_t>(walks[i].in_dim)] = row;
     }
-    if (inside) f(flat, in_index);
+    if (inside) f(taps, in_index);
     size_t i = walks.size();
     while (i-- > 0) {
       if (++taps[i] < walks[i].kernel) break;
@@ -85,16 +85,12 @@ Status ConvKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
     for (int64_t j = 0; j < cin_group; ++j) {
       xi[static_cast<size_t>(sd.channel)] = (co / cout_group) * cin_group + j;
       wi[1] = j;
-      ForTaps(walks, o, xi, x.shape, [&](int64_t, const std::vector<int64_t>& at) {
-        // The weight's tap index: the taps' odometer, dims in order.
-        for (size_t i = 0; i < n; ++i) {
-          const Walk& k = walks[i];
-          wi[2 + i] =
-              (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) / k.dilation;
-        }
-        sum += x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))] *
-               w.values[static_cast<size_t>(shape::Offset(w.shape, wi.data()))];
-      });
+      ForTaps(walks, o, xi, x.shape,
+              [&](const std::vector<int64_t>& t, const std::vector<int64_t>& at) {
+                std::copy(t.begin(), t.end(), wi.begin() + 2);
+                sum += x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))] *
+                       w.values[static_cast<size_t>(shape::Offset(w.shape, wi.data()))];
+              });
     }
     y.values[static_cast<size_t>(shape::Offset(y.shape, o))] = sum;
   });
@@ -124,15 +120,12 @@ Status ConvWeightKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
     for (int64_t j = 0; j < cin_group; ++j) {
       xi[static_cast<size_t>(sd.channel)] = (co / cout_group) * cin_group + j;
       wi[1] = j;
-      ForTaps(walks, o, xi, x.shape, [&](int64_t, const std::vector<int64_t>& at) {
-        for (size_t i = 0; i < n; ++i) {
-          const Walk& k = walks[i];
-          wi[2 + i] =
-              (at[static_cast<size_t>(k.in_dim)] + k.lo - o[k.out_dim] * k.stride) / k.dilation;
-        }
-        gw.values[static_cast<size_t>(shape::Offset(gw.shape, wi.data()))] +=
-            gv * x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];
-      });
+      ForTaps(walks, o, xi, x.shape,
+              [&](const std::vector<int64_t>& t, const std::vector<int64_t>& at) {
+                std::copy(t.begin(), t.end(), wi.begin() + 2);
+                gw.values[static_cast<size_t>(shape::Offset(gw.shape, wi.data()))] +=
+                    gv * x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];
+              });
     }
   });
   return Status::Ok();
@@ -178,10 +171,11 @@ Status PoolKernel(const std::string& op, bool max, const KernelCall& call,
     xi[static_cast<size_t>(sd.batch)] = o[sd.batch];
     xi[static_cast<size_t>(sd.channel)] = o[sd.channel];
     double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
-    ForTaps(walks, o, xi, x.shape, [&](int64_t, const std::vector<int64_t>& at) {
-      const double v = x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];
-      acc = max ? std::max(acc, v) : acc + v;
-    });
+    ForTaps(walks, o, xi, x.shape,
+            [&](const std::vector<int64_t>&, const std::vector<int64_t>& at) {
+              const double v = x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];
+              acc = max ? std::max(acc, v) : acc + v;
+            });
     if (!max) acc /= static_cast<double>(AvgDivisor(p, walks, o, x.shape));
     y.values[static_cast<size_t>(shape::Offset(y.shape, o))] = acc;
   });

@@ -151,6 +151,43 @@ bool HasHalo(const KernelCall& call, size_t input, int32_t dim) {
   return false;
 }
 
+Result<size_t> ConvOperands(const std::string& op, const std::vector<int64_t>& x,
+                            const std::vector<int64_t>& w) {
+  if (x.size() < 3 || x.size() > 5 || w.size() != x.size())
+    return OpError(
+        op, "expects x and w of 3 to 5 dims alike, got " + ShapeText(x) + " and " + ShapeText(w));
+  return x.size() - 2;
+}
+
+void AddConvStrategies(RuleResult* r, bool bias, const SpatialDims& sd, int64_t groups,
+                       int32_t w_out, int32_t w_in,
+                       const std::vector<placement::halo::WindowOp>& windows) {
+  using C = PlacementCode;
+  const auto o = static_cast<int32_t>(bias ? 3 : 2);  // the output's tensor index
+  auto codes = [&](C cx, C cw, C cb, C co) {
+    std::vector<C> v{cx, cw};
+    if (bias) v.push_back(cb);
+    v.push_back(co);
+    return v;
+  };
+  const C R = C::R(), P = C::P(ReduceOp::kSum);
+  r->strategies.push_back(Replicated(static_cast<size_t>(o) + 1));
+  r->strategies.push_back({codes(C::S(sd.batch), R, R, C::S(sd.batch))});
+  r->aligned.push_back({{0, sd.batch}, {o, sd.batch}});
+  if (groups == 1) {
+    r->strategies.push_back({codes(R, C::S(w_out), C::S(0), C::S(sd.channel))});
+    r->strategies.push_back({codes(C::S(sd.channel), C::S(w_in), P, P)});
+    std::vector<DimRef> outc{{1, w_out}, {o, sd.channel}};
+    if (bias) outc.push_back({2, 0});
+    r->aligned.push_back(outc);
+    r->aligned.push_back({{0, sd.channel}, {1, w_in}});
+  }
+  for (size_t i = 0; i < windows.size(); ++i)
+    AddWindowStrategy(r, codes(R, R, R, R), {{0, sd.spatial[i]}, {o, sd.spatial[i]}, windows[i]});
+  r->strategies.push_back({codes(P, R, P, P)});
+  r->strategies.push_back({codes(R, P, P, P)});
+}
+
 void AddWindowStrategy(RuleResult* r, std::vector<PlacementCode> codes, const WindowDim& w) {
   codes[static_cast<size_t>(w.in.tensor)] = PlacementCode::S(w.in.dim);
   codes[static_cast<size_t>(w.out.tensor)] = PlacementCode::S(w.out.dim);

@@ -65,6 +65,19 @@ std::vector<int64_t> OutputOffset(const KernelCall& call, size_t o);
 // Whether input `input`'s dim `dim` arrives padded by a halo (KernelCall::halos).
 bool HasHalo(const KernelCall& call, size_t input, int32_t dim);
 
+// x and w of a convolution-like op: 3 to 5 dims alike; an error naming `op` otherwise. The
+// spatial dims count (x's dims − 2) on success.
+Result<size_t> ConvOperands(const std::string& op, const std::vector<int64_t>& x,
+                            const std::vector<int64_t>& w);
+
+// The strategies of a convolution-like op (conv, conv_transpose) over x, w, optional bias and
+// the output: all R; the batch; when `groups` is 1, output channels (w's dim `w_out`, the bias,
+// the output's channel dim) and input channels (x's channels with w's dim `w_in` -> P(sum), the
+// bias P(sum)); each spatial dim through its window; and linearity in x or in w alone.
+void AddConvStrategies(RuleResult* r, bool bias, const SpatialDims& sd, int64_t groups,
+                       int32_t w_out, int32_t w_in,
+                       const std::vector<placement::halo::WindowOp>& windows);
+
 // Adds the strategy sharding input dim `in` and output dim `out` (S on both, `others` on every
 // other tensor, in tensor order with the two S codes already placed) and its window.
 void AddWindowStrategy(RuleResult* r, std::vector<PlacementCode> codes, const WindowDim& w);

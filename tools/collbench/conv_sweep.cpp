@@ -5,7 +5,6 @@
 
 #include "tools/collbench/conv_case.hpp"
 #include "tools/collbench/halo_sweep.hpp"
-#include "tools/collbench/stats.hpp"
 #include "tools/collbench/weft_runner.hpp"
 
 namespace weft::collbench {
@@ -16,24 +15,8 @@ using Clock = std::chrono::steady_clock;
 Row ConvRow(const ConvCase& cc, const std::string& name, const std::vector<double>& weft_s,
             const std::vector<double>& raw_s, const int64_t (&counts)[3],
             const int64_t (&wrong)[2]) {
-  Row row;
-  row.halo = true;
-  row.pattern = name;
-  row.shape = cc.shape();
-  row.local = cc.local();
-  row.depth = 1;
-  row.size_bytes = cc.block_bytes();
-  row.count = row.size_bytes / 4;
-  row.type = "float32";
-  row.redop = "none";
-  row.recv_bytes = counts[0], row.raw_recv_bytes = counts[1], row.messages = counts[2];
-  row.weft = MakeSide(weft_s, counts[0], 1.0, wrong[0]);
-  row.raw = MakeSide(raw_s, counts[1], 1.0, wrong[1]);
-  row.ratio = row.raw.time.median / row.weft.time.median;
-  std::vector<double> paired;
-  for (size_t i = 0; i < weft_s.size(); ++i) paired.push_back(raw_s[i] / weft_s[i]);
-  row.ratio_q1 = Quantile(paired, 0.25);
-  row.ratio_q3 = Quantile(paired, 0.75);
+  Row row = MakeHaloRow({name, cc.shape(), cc.local(), 1, cc.block_bytes()}, weft_s, raw_s, counts,
+                        wrong);
   row.raw_kind = name == "conv2d-fwd" ? "weft_send/recv rows, then packed columns + interior copy"
                                       : "weft_send/recv packed columns, then rows, added in";
   return row;

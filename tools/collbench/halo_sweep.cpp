@@ -27,19 +27,27 @@ std::string RawKind(const HaloPattern& p, const RawHalo& raw) {
   return kind;
 }
 
-// The row from the per-iteration times (max over ranks), the received bytes and messages
-// (plan, reference, reference messages) and the wrong cells (exchange, reference).
+// A halo pattern's row from what both halo sweeps measure.
 Row MakeRow(const HaloPattern& p, const HaloGeometry& g, const std::vector<double>& halo_s,
             const std::vector<double>& raw_s, const int64_t (&counts)[3],
             const int64_t (&wrong)[2]) {
+  return MakeHaloRow({p.name, Dims(g.GlobalShape(p)), Dims(g.local), g.depth, g.face_bytes}, halo_s,
+                     raw_s, counts, wrong);
+}
+
+}  // namespace
+
+Row MakeHaloRow(const HaloRowInfo& info, const std::vector<double>& halo_s,
+                const std::vector<double>& raw_s, const int64_t (&counts)[3],
+                const int64_t (&wrong)[2]) {
   Row row;
   row.halo = true;
-  row.pattern = p.name;
-  row.shape = Dims(g.GlobalShape(p));
-  row.local = Dims(g.local);
-  row.depth = g.depth;
-  row.size_bytes = g.face_bytes;
-  row.count = g.face_bytes / 4;
+  row.pattern = info.pattern;
+  row.shape = info.shape;
+  row.local = info.local;
+  row.depth = info.depth;
+  row.size_bytes = info.size_bytes;
+  row.count = info.size_bytes / 4;
   row.type = "float32";
   row.redop = "none";
   row.recv_bytes = counts[0], row.raw_recv_bytes = counts[1], row.messages = counts[2];
@@ -53,8 +61,6 @@ Row MakeRow(const HaloPattern& p, const HaloGeometry& g, const std::vector<doubl
   row.ratio_q3 = Quantile(paired, 0.75);
   return row;
 }
-
-}  // namespace
 
 bool HaloSweep::Measure(const HaloPattern& p, int64_t bytes, std::string* plan,
                         std::vector<Row>* rows, std::string* error) {

@@ -7,6 +7,7 @@
 
 #include <weft/weft.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,19 @@
 #include "tools/collbench/report.hpp"
 
 namespace weft::collbench {
+
+// What a halo row shows besides its timings: the pattern, the global shape and the local
+// block (as "AxB"), the halo depth and the size column's bytes.
+struct HaloRowInfo {
+  std::string pattern, shape, local;
+  int64_t depth = 0, size_bytes = 0;
+};
+
+// A halo row from the per-iteration times of both sides (max over ranks), the received bytes
+// and messages (plan, reference, reference messages) and the wrong cells (Weft, reference).
+Row MakeHaloRow(const HaloRowInfo& info, const std::vector<double>& halo_s,
+                const std::vector<double>& raw_s, const int64_t (&counts)[3],
+                const int64_t (&wrong)[2]);
 
 class HaloSweep {
  public:
