@@ -440,8 +440,8 @@ const std::vector<Family>& Families() {
       {"select", {"where", "masked_fill"}},
       {"attention", {"scaled_dot_product_attention", "sdpa"}},
       {"windowed",
-       {"conv", "conv_backward_weight", "conv_transpose", "max_pool", "avg_pool", "pad",
-        "interpolate", "neighborhood_attention", "offset_stencil"}},
+       {"conv", "conv_backward_weight", "conv_transpose", "conv_transpose_backward_weight",
+        "max_pool", "avg_pool", "pad", "interpolate", "neighborhood_attention", "offset_stencil"}},
       {"scientific", {"fft", "stencil", "spectral_mix"}, "scientific"},
       {"aten",
        [] {

@@ -155,24 +155,39 @@ Case ConvTranspose(const std::string& op, Rng& rng) {
   const int64_t groups = U(rng, 1, 2), cin = groups * U(rng, 1, 2), cout_group = U(rng, 1, 2);
   std::vector<int64_t> x = Image(rng, n, cin, last);
   const SpatialDims sd = SpatialDims::Of(static_cast<int32_t>(x.size()), last);
-  std::vector<int64_t> s, d, p, op_pad, w{cin, cout_group};
+  std::vector<int64_t> s, dil, p, op_pad, w{cin, cout_group};
   for (size_t i = 0; i < n; ++i) {
     const int64_t e = x[static_cast<size_t>(sd.spatial[i])];
     for (;;) {
       const int64_t k = U(rng, 1, 3), st = U(rng, 1, 3), dl = U(rng, 1, 3), pd = U(rng, 0, 2);
       const int64_t extra = U(rng, 0, std::max(st, dl) - 1);
       if ((e - 1) * st - 2 * pd + dl * (k - 1) + 1 + extra < 1) continue;
-      s.push_back(st), d.push_back(dl), p.push_back(pd), op_pad.push_back(extra), w.push_back(k);
+      s.push_back(st);
+      dil.push_back(dl);
+      p.push_back(pd);
+      op_pad.push_back(extra);
+      w.push_back(k);
       break;
     }
   }
   (void)c.attrs.Set("stride", s);
-  (void)c.attrs.Set("dilation", d);
+  (void)c.attrs.Set("dilation", dil);
   (void)c.attrs.Set("padding", p);
   (void)c.attrs.Set("output_padding", op_pad);
   if (groups > 1) (void)c.attrs.Set("groups", groups);
   if (last) (void)c.attrs.Set("channels_last", true);
   AddValues(c, x, rng);
+  if (op == "conv_transpose_backward_weight") {
+    (void)c.attrs.Set("kernel_size", std::vector<int64_t>(w.begin() + 2, w.end()));
+    std::vector<int64_t> g = x;
+    g[static_cast<size_t>(sd.channel)] = cout_group * groups;
+    for (size_t i = 0; i < n; ++i) {
+      const auto d = static_cast<size_t>(sd.spatial[i]);
+      g[d] = (x[d] - 1) * s[i] - 2 * p[i] + dil[i] * (w[2 + i] - 1) + 1 + op_pad[i];
+    }
+    AddValues(c, g, rng);
+    return c;
+  }
   AddValues(c, w, rng);
   if (U(rng, 0, 1) == 1) AddValues(c, {cout_group * groups}, rng);
   return c;
@@ -241,7 +256,8 @@ Result<Case> WindowedCase(const std::string& op, Rng& rng) {
   if (op == "conv" || op == "conv_backward_weight") return Conv(op, rng);
   if (op == "max_pool" || op == "avg_pool") return Pool(op, rng);
   if (op == "pad") return Pad(op, rng);
-  if (op == "conv_transpose") return ConvTranspose(op, rng);
+  if (op == "conv_transpose" || op == "conv_transpose_backward_weight")
+    return ConvTranspose(op, rng);
   if (op == "interpolate") return Interpolate(op, rng);
   if (op == "neighborhood_attention") return Neighborhood(op, rng);
   if (op == "offset_stencil") return OffsetStencil(op, rng);

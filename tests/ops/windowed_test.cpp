@@ -23,8 +23,8 @@ class WindowedTest : public EngineFixture {};
 TEST_F(WindowedTest, RandomCasesAgreeWithOneProcess) {
   check::Rng rng(23);
   for (const std::string op :
-       {"conv", "conv_backward_weight", "conv_transpose", "max_pool", "avg_pool", "pad",
-        "interpolate", "neighborhood_attention", "offset_stencil"}) {
+       {"conv", "conv_backward_weight", "conv_transpose", "conv_transpose_backward_weight",
+        "max_pool", "avg_pool", "pad", "interpolate", "neighborhood_attention", "offset_stencil"}) {
     int64_t candidates = 0;
     for (int k = 0; k < 25; ++k) {
       auto c = check::MakeCase(op, rng);
