@@ -17,6 +17,7 @@ PACKAGES=(
   libssl-dev
   binutils
   python3 python3-numpy python3-pytest
+  iproute2
 )
 
 missing=()
