@@ -18,6 +18,7 @@ PACKAGES=(
   binutils
   python3 python3-numpy python3-pytest
   iproute2
+  libhwloc-dev
 )
 
 missing=()

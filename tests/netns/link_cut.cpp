@@ -30,8 +30,8 @@ int main() {
   int64_t done = 0;
   int status = 1;
   for (;;) {
-    const weft_status_t s = weft_allreduce(ctx, nullptr, 0, &t, &t, WEFT_REDUCE_MAX, nullptr,
-                                           nullptr, nullptr);
+    const weft_status_t s =
+        weft_allreduce(ctx, nullptr, 0, &t, &t, WEFT_REDUCE_MAX, nullptr, nullptr, nullptr);
     const auto now = Clock::now();
     if (s == WEFT_OK) {
       ++done;
@@ -45,10 +45,11 @@ int main() {
     }
     const double waited = std::chrono::duration<double>(now - last_ok).count();
     const bool in_time = waited <= timeout_s + 10.0;
-    std::printf("link_cut: rank %d: %s after %lld all-reduces, %.1f s after the last one "
-                "(timeout %.1f s): %s\n  %s\n",
-                rank, weft_status_string(s), static_cast<long long>(done), waited, timeout_s,
-                in_time ? "ok" : "TOO LATE", weft_last_error());
+    std::printf(
+        "link_cut: rank %d: %s after %lld all-reduces, %.1f s after the last one "
+        "(timeout %.1f s): %s\n  %s\n",
+        rank, weft_status_string(s), static_cast<long long>(done), waited, timeout_s,
+        in_time ? "ok" : "TOO LATE", weft_last_error());
     status = in_time && (s == WEFT_ERR_PEER_FAILURE || s == WEFT_ERR_TIMEOUT) ? 0 : 1;
     break;
   }

@@ -17,6 +17,7 @@
 #include "tools/collbench/redist_sweep.hpp"
 #include "tools/collbench/report.hpp"
 #include "tools/collbench/sweep.hpp"
+#include "tools/collbench/topo.hpp"
 
 namespace {
 
@@ -111,6 +112,17 @@ bool RunHaloPatterns(weft::collbench::HaloSweep& sweep, const Options& o, bool p
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "topo") {  // collbench topo [--out F] [--mesh AxB]
+    weft_context_t* ctx = nullptr;
+    if (weft_context_create(nullptr, &ctx) != WEFT_OK)
+      return Fail(nullptr, -1, std::string("weft_context_create: ") + weft_last_error());
+    int32_t rank = 0, nranks = 1;
+    weft_context_rank(ctx, &rank);
+    weft_context_world_size(ctx, &nranks);
+    const int status = weft::collbench::RunTopo(ctx, rank, nranks, argc - 1, argv + 1);
+    if (status != 0) return Fail(ctx, rank, "topo failed");
+    return weft_context_destroy(ctx) == WEFT_OK ? 0 : 1;
+  }
   Options o;
   std::string error;
   if (!weft::collbench::ParseOptions(argc, argv, &o, &error) || o.min_bytes < 1) {
