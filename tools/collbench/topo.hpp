@@ -16,12 +16,12 @@ namespace weft::collbench {
 
 // One rank's place, as gathered (fixed size: it travels as bytes in an all-gather).
 struct RankPlace {
-  char host[64] = {};    // host name
-  uint64_t netns = 0;    // network namespace inode (0: unknown)
+  char host[64] = {};  // host name
+  uint64_t netns = 0;  // network namespace inode (0: unknown)
   int32_t package = -1, numa = -1, l3 = -1, core = -1, pu = -1;  // hwloc logical indexes
-  int32_t bound = 0;     // 1: the process is bound to that PU's cpuset; 0: it may migrate
-  char nics[192] = {};   // the host's network devices, comma-separated
-  char gpus[128] = {};   // the host's GPUs (hwloc OS devices), comma-separated
+  int32_t bound = 0;    // 1: the process is bound to that PU's cpuset; 0: it may migrate
+  char nics[192] = {};  // the host's network devices, comma-separated
+  char gpus[128] = {};  // the host's GPUs (hwloc OS devices), comma-separated
 };
 
 // This process's place (hwloc); false with *error when hwloc is absent or fails.

@@ -3,10 +3,10 @@
 #include <hwloc.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <sys/stat.h>
 
 #include "tools/collbench/topo.hpp"
 

@@ -85,8 +85,7 @@ std::string Lists(const std::vector<std::vector<int32_t>>& g) {
 std::string Shared(const std::vector<RankPlace>& all, const std::vector<int32_t>& g) {
   auto same = [&](auto field) {
     for (int32_t r : g)
-      if (field(all[static_cast<size_t>(r)]) != field(all[static_cast<size_t>(g[0])]))
-        return false;
+      if (field(all[static_cast<size_t>(r)]) != field(all[static_cast<size_t>(g[0])])) return false;
     return true;
   };
   if (!same([](const RankPlace& p) { return HostKey(p); })) return "nothing (across hosts)";
@@ -100,7 +99,8 @@ std::string Shared(const std::vector<RankPlace>& all, const std::vector<int32_t>
 // Ranks ordered closest first: host, NUMA node, L3, core, PU.
 std::vector<int32_t> CloseOrder(const std::vector<RankPlace>& all) {
   std::map<std::string, int32_t> host_index;
-  for (const RankPlace& p : all) host_index.emplace(HostKey(p), static_cast<int32_t>(host_index.size()));
+  for (const RankPlace& p : all)
+    host_index.emplace(HostKey(p), static_cast<int32_t>(host_index.size()));
   std::vector<int32_t> order(all.size());
   for (size_t r = 0; r < all.size(); ++r) order[r] = static_cast<int32_t>(r);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
@@ -123,8 +123,8 @@ std::vector<std::vector<int32_t>> Inner(const std::vector<int32_t>& order, int64
 
 void Print(const std::vector<RankPlace>& all, const TopoOptions& o) {
   std::printf("# collbench topo: %zu ranks\n", all.size());
-  std::printf("# %4s %-24s %10s %7s %4s %3s %4s %4s %5s  %s\n", "rank", "host", "netns",
-              "package", "numa", "l3", "core", "pu", "bound", "nics | gpus");
+  std::printf("# %4s %-24s %10s %7s %4s %3s %4s %4s %5s  %s\n", "rank", "host", "netns", "package",
+              "numa", "l3", "core", "pu", "bound", "nics | gpus");
   for (size_t r = 0; r < all.size(); ++r) {
     const RankPlace& p = all[r];
     std::printf("  %4zu %-24s %10llu %7d %4d %3d %4d %4d %5s  %s | %s\n", r, p.host,
@@ -132,8 +132,10 @@ void Print(const std::vector<RankPlace>& all, const TopoOptions& o) {
                 p.bound ? "yes" : "no", p.nics[0] ? p.nics : "-", p.gpus[0] ? p.gpus : "-");
   }
   const auto hosts = Groups(all, [](const RankPlace& p) { return HostKey(p); });
-  const auto numa = Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.numa); });
-  const auto l3 = Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.l3); });
+  const auto numa =
+      Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.numa); });
+  const auto l3 =
+      Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.l3); });
   std::printf("# share a host: %s\n# share a NUMA node: %s\n# share an L3: %s\n",
               Lists(hosts).c_str(), Lists(numa).c_str(), Lists(l3).c_str());
   if (o.mesh.empty()) return;
@@ -146,7 +148,8 @@ void Print(const std::vector<RankPlace>& all, const TopoOptions& o) {
   for (const auto& [name, ord] :
        {std::pair{"ranks in order", identity}, std::pair{"proposed order", order}}) {
     std::printf("# mesh %s, %s %s: innermost groups", extents.c_str(), name, List(ord).c_str());
-    for (const auto& g : Inner(ord, inner)) std::printf(" %s (%s)", List(g).c_str(), Shared(all, g).c_str());
+    for (const auto& g : Inner(ord, inner))
+      std::printf(" %s (%s)", List(g).c_str(), Shared(all, g).c_str());
     std::printf("\n");
   }
 }
@@ -167,10 +170,12 @@ bool WriteTopoJson(const std::string& path, const std::vector<RankPlace>& all,
                  r + 1 < all.size() ? "," : "");
   }
   const auto hosts = Groups(all, [](const RankPlace& p) { return HostKey(p); });
-  const auto numa = Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.numa); });
-  const auto l3 = Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.l3); });
-  std::fprintf(f, "  ],\n  \"hosts\": %s,\n  \"numa_nodes\": %s,\n  \"l3\": %s", Lists(hosts).c_str(),
-               Lists(numa).c_str(), Lists(l3).c_str());
+  const auto numa =
+      Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.numa); });
+  const auto l3 =
+      Groups(all, [](const RankPlace& p) { return HostKey(p) + "#" + std::to_string(p.l3); });
+  std::fprintf(f, "  ],\n  \"hosts\": %s,\n  \"numa_nodes\": %s,\n  \"l3\": %s",
+               Lists(hosts).c_str(), Lists(numa).c_str(), Lists(l3).c_str());
   if (!o.mesh.empty()) {
     std::string m;
     for (int64_t e : o.mesh) m += (m.empty() ? "" : ",") + std::to_string(e);
