@@ -16,8 +16,8 @@ PACKAGES=(
   libucx-dev ucx-utils
   libssl-dev
   binutils
+  iproute2 util-linux
   python3 python3-numpy python3-pytest
-  iproute2
   libhwloc-dev
 )
 

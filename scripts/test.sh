@@ -2,7 +2,9 @@
 # The README's test command, and what CI runs: installs the dependencies, then
 #  0. checks that every C/C++ file is clang-formatted (scripts/check-format.sh),
 #  1. a RelWithDebInfo + AddressSanitizer + UndefinedBehaviorSanitizer build that runs every
-#     test (ctest: unit, ABI, multi-process conformance and fault tests),
+#     test (ctest: unit, ABI, multi-process conformance and fault tests, and the `netns`
+#     multi-host tests over network namespaces, which need root: ctest reports them skipped
+#     where namespaces cannot be made, and CI runs as root),
 #  2. the default configuration (`cmake -S . -B build`: RelWithDebInfo, everything on), so that
 #     a newcomer's first configure builds with -Werror too, with a smoke run of the tools,
 #     examples and benchmarks,
