@@ -89,10 +89,16 @@ double HaloCost(const placement::planner::CostModel& model, const Layout& layout
     const std::vector<placement::halo::RowRange> pieces =
         placement::halo::OwnedRanges(layout, d.dim);
     const int64_t n = layout.shape()[d.dim];
+    // One rank per piece suffices (the ranks holding a piece share its window): walk the
+    // coordinates of the cutting mesh dims, the others at 0.
+    const placement::Mesh& mesh = layout.mesh();
     placement::Coord coord{};
     std::vector<int64_t> shape(static_cast<size_t>(layout.ndim())), offset(shape.size());
     double worst = 0;
-    for (int64_t pos = 0; pos < layout.mesh().size(); ++pos) {
+    for (int64_t piece = 0; piece < split.pieces; ++piece) {
+      int64_t pos = 0;
+      for (int32_t m = 0; m < mesh.ndim(); ++m)
+        pos = pos * mesh.shape()[m] + coord[static_cast<size_t>(m)];
       layout.BlockAt(coord.data(), shape.data(), offset.data());
       const int64_t own_lo = offset[static_cast<size_t>(d.dim)];
       const int64_t own_hi = own_lo + shape[static_cast<size_t>(d.dim)];
@@ -109,9 +115,9 @@ double HaloCost(const placement::planner::CostModel& model, const Layout& layout
       }
       worst = std::max(worst, link.alpha * static_cast<double>(messages) +
                                   link.beta * item * others * static_cast<double>(rows));
-      for (int32_t m = layout.mesh().ndim() - 1; m >= 0; --m) {  // row-major odometer
-        if (++coord[static_cast<size_t>(m)] < layout.mesh().shape()[m]) break;
-        coord[static_cast<size_t>(m)] = 0;
+      for (auto m = split.mesh_dims.rbegin(); m != split.mesh_dims.rend(); ++m) {  // odometer
+        if (++coord[static_cast<size_t>(*m)] < mesh.shape()[*m]) break;
+        coord[static_cast<size_t>(*m)] = 0;
       }
     }
     total += worst;

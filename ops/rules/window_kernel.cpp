@@ -63,6 +63,27 @@ void ForTaps(const std::vector<Walk>& walks, const int64_t* out, std::vector<int
   }
 }
 
+// Calls f(x offset, w offset) for every term x[...]·w[...] of output cell `o` of a convolution:
+// the input channels of o's group, times the taps that read inside x. Shared by the forward
+// and the weight gradient, which walk the same terms and differ in what they do with them.
+template <class F>
+void ForConvTerms(const std::vector<Walk>& walks, const SpatialDims& sd,
+                  const std::vector<int64_t>& x, const std::vector<int64_t>& w, int64_t groups,
+                  const int64_t* o, F&& f) {
+  const int64_t cin_group = w[1], cout_group = w[0] / groups, co = o[sd.channel];
+  std::vector<int64_t> xi(x.size()), wi(w.size());
+  xi[static_cast<size_t>(sd.batch)] = o[sd.batch];
+  wi[0] = co;
+  for (int64_t j = 0; j < cin_group; ++j) {
+    xi[static_cast<size_t>(sd.channel)] = (co / cout_group) * cin_group + j;
+    wi[1] = j;
+    ForTaps(walks, o, xi, x, [&](const std::vector<int64_t>& t, const std::vector<int64_t>& at) {
+      std::copy(t.begin(), t.end(), wi.begin() + 2);
+      f(shape::Offset(x, at.data()), shape::Offset(w, wi.data()));
+    });
+  }
+}
+
 Status ConvKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
   const DenseTensor &x = call.inputs[0], &w = call.inputs[1];
   const size_t n = x.shape.size() - 2;
@@ -74,24 +95,12 @@ Status ConvKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
   out->assign(1, DenseTensor{call.output_shapes[0], {}});
   DenseTensor& y = (*out)[0];
   y.values.assign(static_cast<size_t>(shape::Count(y.shape)), 0.0);
-  const int64_t cin_group = w.shape[1];
-  const int64_t cout_group = w.shape[0] / c.groups;
-  std::vector<int64_t> xi(x.shape.size()), wi(w.shape.size());
   shape::ForEach(y.shape, [&](const int64_t* o) {
-    const int64_t co = o[sd.channel];
-    double sum = call.inputs.size() == 3 ? call.inputs[2].values[static_cast<size_t>(co)] : 0.0;
-    xi[static_cast<size_t>(sd.batch)] = o[sd.batch];
-    wi[0] = co;
-    for (int64_t j = 0; j < cin_group; ++j) {
-      xi[static_cast<size_t>(sd.channel)] = (co / cout_group) * cin_group + j;
-      wi[1] = j;
-      ForTaps(walks, o, xi, x.shape,
-              [&](const std::vector<int64_t>& t, const std::vector<int64_t>& at) {
-                std::copy(t.begin(), t.end(), wi.begin() + 2);
-                sum += x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))] *
-                       w.values[static_cast<size_t>(shape::Offset(w.shape, wi.data()))];
-              });
-    }
+    const auto co = static_cast<size_t>(o[sd.channel]);
+    double sum = call.inputs.size() == 3 ? call.inputs[2].values[co] : 0.0;
+    ForConvTerms(walks, sd, x.shape, w.shape, c.groups, o, [&](int64_t xk, int64_t wk) {
+      sum += x.values[static_cast<size_t>(xk)] * w.values[static_cast<size_t>(wk)];
+    });
     y.values[static_cast<size_t>(shape::Offset(y.shape, o))] = sum;
   });
   return Status::Ok();
@@ -108,25 +117,12 @@ Status ConvWeightKernel(const KernelCall& call, std::vector<DenseTensor>* out) {
   std::vector<WindowOp> windows;
   for (size_t i = 0; i < n; ++i) windows.push_back(ConvWindow(c, i, gw.shape[2 + i]));
   const std::vector<Walk> walks = Walks(call, sd, windows);
-  const int64_t cin_group = gw.shape[1];
-  const int64_t cout_group = gw.shape[0] / c.groups;
-  std::vector<int64_t> xi(x.shape.size()), wi(gw.shape.size());
   // Every output-gradient cell adds g · x into the taps it came from.
   shape::ForEach(g.shape, [&](const int64_t* o) {
-    const int64_t co = o[sd.channel];
     const double gv = g.values[static_cast<size_t>(shape::Offset(g.shape, o))];
-    xi[static_cast<size_t>(sd.batch)] = o[sd.batch];
-    wi[0] = co;
-    for (int64_t j = 0; j < cin_group; ++j) {
-      xi[static_cast<size_t>(sd.channel)] = (co / cout_group) * cin_group + j;
-      wi[1] = j;
-      ForTaps(walks, o, xi, x.shape,
-              [&](const std::vector<int64_t>& t, const std::vector<int64_t>& at) {
-                std::copy(t.begin(), t.end(), wi.begin() + 2);
-                gw.values[static_cast<size_t>(shape::Offset(gw.shape, wi.data()))] +=
-                    gv * x.values[static_cast<size_t>(shape::Offset(x.shape, at.data()))];
-              });
-    }
+    ForConvTerms(walks, sd, x.shape, gw.shape, c.groups, o, [&](int64_t xk, int64_t wk) {
+      gw.values[static_cast<size_t>(wk)] += gv * x.values[static_cast<size_t>(xk)];
+    });
   });
   return Status::Ok();
 }
