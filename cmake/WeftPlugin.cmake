@@ -40,11 +40,12 @@ function(weft_plugin target)
 endfunction()
 
 # weft_backend_plugin(name SOURCES ... [LIBS ...]): libweft-backend-<name>.so, exporting only
-# its weft_backend_plugin_v1 entry (SPEC §6.6).
+# its weft_backend_plugin_v1 entry (SPEC §6.6). Backends read their WEFT_* variables through
+# param::RawValue, which falls back to the tuning file: each links its own copy of the loader.
 function(weft_backend_plugin name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
   weft_plugin(weft-backend-${name} OUTPUT_NAME weft-backend-${name}
-              ENTRIES weft_backend_plugin_v1 SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS})
+              ENTRIES weft_backend_plugin_v1 SOURCES ${ARG_SOURCES} LIBS ${ARG_LIBS} weft_tuning)
 endfunction()
 
 # weft_rules_plugin(name SOURCES ... [LIBS ...] [OUTPUT_DIR dir]): libweft-rules-<name>.so,

@@ -39,6 +39,9 @@ inline constexpr weft_bk_param_t kHostParams[] = {
     DeclareString("WEFT_PLUGIN_PATH", nullptr, kUser, kLocal,
                   "':'-separated directories searched for libweft-backend-NAME.so before the "
                   "directory of libweft"),
+    DeclareString("WEFT_TUNING_FILE", nullptr, kUser, kLocal,
+                  "tuning file from collbench tune: link costs for the planner, values for "
+                  "tuning variables the environment leaves unset (docs/tuning.md)"),
     DeclareString("WEFT_RULES_PATH", nullptr, kUser, kLocal,
                   "':'-separated directories searched for libweft-rules-NAME.so (rule "
                   "plugins) before the directory of libweft"),

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/tuning_file.hpp"
 #include "weft/backend_plugin.h"
 
 namespace weft::param {
@@ -244,10 +245,14 @@ inline Parsed Parse(const weft_bk_param_t& p, std::string_view text) {
   return out;
 }
 
-// The variable's text in the environment; nullptr when unset or empty.
+// The variable's text in the environment; for a tuning variable the environment has not set,
+// the tuning file's (WEFT_TUNING_FILE, common/tuning_file.hpp), so that what collbench tune
+// measured applies to libweft and the plugins alike while a variable set by hand still wins;
+// nullptr when neither sets it.
 inline const char* RawValue(const weft_bk_param_t& p) {
   const char* v = std::getenv(p.name);
-  return v != nullptr && *v != '\0' ? v : nullptr;
+  if (v != nullptr && *v != '\0') return v;
+  return p.audience == WEFT_BK_PARAM_TUNING ? tuning::ParamText(p.name) : nullptr;
 }
 
 // Reads p from the environment now. Not safe against a concurrent setenv, like getenv.

@@ -4,6 +4,7 @@
 #include "common/params.hpp"
 
 #include <atomic>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 
@@ -84,6 +85,15 @@ param::Value ValueOrDefault(Key key) {
 }
 
 Status Check() {
+  WEFT_ASSIGN_OR_RETURN(auto file, tuning::FromEnvironment());
+  if (file) {
+    // A tuning file sets tuning variables only: what the user chose (the backend, deadlines,
+    // checks) is never changed behind their back by a measurement.
+    for (const weft_bk_param_t& spec : kHostParams)
+      if (spec.audience != WEFT_BK_PARAM_TUNING && file->params.count(spec.name))
+        return InvalidArgument("tuning file " + file->path + " sets " + spec.name +
+                               ", which is not a tuning variable (docs/parameters.md)");
+  }
   for (const Setting& s : Current().settings) {
     if (s.spec->audience == WEFT_BK_PARAM_LAUNCH) continue;
     if (!s.parsed.ok()) return InvalidArgument(s.parsed.error);
@@ -120,7 +130,11 @@ std::vector<Setting> ReadSettings(std::span<const weft_bk_param_t> specs) {
     Setting s;
     s.spec = &spec;
     if (const char* raw = param::RawValue(spec)) s.raw = raw;
+    const char* env = std::getenv(spec.name);
+    s.from_file = !s.raw.empty() && (env == nullptr || *env == '\0');
     s.parsed = param::Parse(spec, s.raw);
+    if (!s.parsed.ok() && s.from_file)
+      s.parsed.error += " (set by the tuning file WEFT_TUNING_FILE names)";
     out.push_back(std::move(s));
   }
   return out;

@@ -58,7 +58,8 @@ void ReloadForTesting();
 // One variable as the environment has it.
 struct Setting {
   const weft_bk_param_t* spec = nullptr;  // the declaration (a plugin's: valid while loaded)
-  std::string raw;                        // the environment's text; empty when unset
+  std::string raw;  // the text in effect (the environment's, else the tuning file's); empty: unset
+  bool from_file = false;  // raw is the tuning file's
   param::Parsed parsed;
 };
 

@@ -63,8 +63,8 @@ std::string FormatListing(const std::string& title, const std::vector<Setting>& 
   for (const Setting& s : settings) {
     const weft_bk_param_t& p = *s.spec;
     rows.push_back({p.name, ShownValue(s), p.default_value ? p.default_value : "-",
-                    s.raw.empty() ? "default" : "env", MustMatch(p) ? "must-match" : "-",
-                    AudienceName(p.audience), p.doc});
+                    s.raw.empty() ? "default" : (s.from_file ? "tuning file" : "env"),
+                    MustMatch(p) ? "must-match" : "-", AudienceName(p.audience), p.doc});
   }
   std::vector<size_t> width(rows[0].size(), 0);
   for (const Row& r : rows)

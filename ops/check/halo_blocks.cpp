@@ -59,8 +59,11 @@ std::vector<RankBlock> PadBlocks(const std::vector<RankBlock>& blocks,
   std::vector<int64_t> coord(static_cast<size_t>(mesh.ndim())), src(coord.size());
   std::vector<int64_t> g(nd), local(nd);
   for (int32_t r = 0; r < static_cast<int32_t>(mesh.size()); ++r) {
-    RankBlock padded{{blocks[static_cast<size_t>(r)].block.shape, {}},
-                     blocks[static_cast<size_t>(r)].offset};
+    // Member by member: GCC 12 at -O3 takes the aggregate form for a read of uninitialised
+    // memory (-Wmaybe-uninitialized).
+    RankBlock padded;
+    padded.block.shape = blocks[static_cast<size_t>(r)].block.shape;
+    padded.offset = blocks[static_cast<size_t>(r)].offset;
     mesh.Coordinate(r, coord.data());
     size_t pos = 0;  // the window tables are by row-major mesh position
     for (int32_t m = 0; m < mesh.ndim(); ++m)

@@ -2,6 +2,7 @@
 // load naming the plugin and the parameter; a malformed value of a sound one fails creation
 // naming the variable, before init; and the host's own variables are checked the same way
 // (WEFT_CONNECT_TIMEOUT_MS=2s used to become the 60 s default in silence).
+#include <fstream>
 #include <string>
 
 #include "tests/backends/host/loader_test_util.hpp"
@@ -89,6 +90,51 @@ TEST_F(PluginParams, MalformedLogLevelFailsCreation) {
   ScopedEnv level("WEFT_LOG_LEVEL", "verbose");
   const std::string msg = CreateFails(FakePath("fakeok").c_str(), WEFT_ERR_INVALID_ARGUMENT);
   EXPECT_CONTAINS(msg, "WEFT_LOG_LEVEL is 'verbose' but must be one of trace, debug, info");
+}
+
+// The tuning file (WEFT_TUNING_FILE, docs/tuning.md) gives tuning variables their value where
+// the environment has none, for the plugin's variables as for libweft's, with the same checks.
+class TuningFileParams : public LoaderTest {
+ protected:
+  std::string Write(const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/weft_plugin_params_tuning.json";
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(TuningFileParams, AValueFromTheFileIsCheckedAndSaysWhereItCameFrom) {
+  ScopedEnv file("WEFT_TUNING_FILE",
+                 Write(R"({"weft_tuning": 1, "params": {"WEFT_FAKEP_LEVEL": "7"}})"));
+  ScopedEnv level("WEFT_FAKEP_LEVEL", std::nullopt);
+  const std::string msg = CreateFails(FakePath("fakeparams-ok").c_str(), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(msg, "WEFT_FAKEP_LEVEL is '7' but must be an integer in [0, 3]");
+  EXPECT_CONTAINS(msg, "set by the tuning file");
+}
+
+TEST_F(TuningFileParams, TheEnvironmentWinsOverTheFile) {
+  ScopedEnv file("WEFT_TUNING_FILE",
+                 Write(R"({"weft_tuning": 1, "params": {"WEFT_FAKEP_LEVEL": "7"}})"));
+  ScopedEnv level("WEFT_FAKEP_LEVEL", "2");
+  weft_context_t* ctx = nullptr;
+  ASSERT_EQ(CreateWorld1(FakePath("fakeparams-ok").c_str(), &ctx), WEFT_OK) << weft_last_error();
+  EXPECT_EQ(weft_context_destroy(ctx), WEFT_OK) << weft_last_error();
+}
+
+TEST_F(TuningFileParams, AFileMaySetOnlyTuningVariables) {
+  ScopedEnv file("WEFT_TUNING_FILE",
+                 Write(R"({"weft_tuning": 1, "params": {"WEFT_TIMEOUT_MS": "5"}})"));
+  const std::string msg = CreateFails(FakePath("fakeok").c_str(), WEFT_ERR_INVALID_ARGUMENT);
+  EXPECT_CONTAINS(msg, "sets WEFT_TIMEOUT_MS, which is not a tuning variable");
+}
+
+TEST_F(TuningFileParams, AFileThatCannotBeReadFailsCreation) {
+  ScopedEnv file("WEFT_TUNING_FILE", ::testing::TempDir() + "/no_such_tuning_file.json");
+  EXPECT_CONTAINS(CreateFails(FakePath("fakeok").c_str(), WEFT_ERR_INVALID_ARGUMENT),
+                  "no_such_tuning_file.json (WEFT_TUNING_FILE) cannot be read");
+  ScopedEnv bad("WEFT_TUNING_FILE", Write(R"({"weft_tuning": 7})"));
+  EXPECT_CONTAINS(CreateFails(FakePath("fakeok").c_str(), WEFT_ERR_INVALID_ARGUMENT),
+                  "version 7; this Weft reads version 1");
 }
 
 }  // namespace
