@@ -14,6 +14,7 @@
 #include "common/params.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/search.hpp"
+#include "placement/planner/tuned_model.hpp"
 
 using weft::InvalidArgument;
 using weft::Status;
@@ -43,7 +44,9 @@ Result<std::shared_ptr<const executor::Runnable>> PlanPair(const placement::Layo
     WEFT_ASSIGN_OR_RETURN(auto cross, executor::CrossExecutor::Create(src, dst, rank));
     return std::shared_ptr<const executor::Runnable>(std::move(cross));
   }
-  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, dst, {}, extra_bytes_cap));
+  WEFT_ASSIGN_OR_RETURN(planner::CostModel model, planner::ModelFor(src->mesh()));
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p,
+                        planner::PlanRedistribute(src, dst, model, extra_bytes_cap));
   WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(p), rank));
   WEFT_ASSIGN_OR_RETURN(auto batch, executor::BatchExecutor::Create({std::move(exec)}));
   return std::shared_ptr<const executor::Runnable>(std::move(batch));
@@ -122,12 +125,13 @@ Status CreatePlanN(int32_t n, const weft_layout_t* const* src, const weft_layout
   WEFT_ASSIGN_OR_RETURN(int32_t rank, weft::api::PlanRank(*s[0], opts, "src"));
   WEFT_ASSIGN_OR_RETURN(int64_t cap, weft::api::PlanExtraBytesCap(opts));
   std::vector<std::shared_ptr<const executor::Executor>> parts;
+  WEFT_ASSIGN_OR_RETURN(planner::CostModel model, planner::ModelFor(s[0]->mesh()));
   for (size_t i = 0; i < s.size(); ++i) {
     if (!s[i]->mesh().SameAs(d[i]->mesh()))
       return InvalidArgument("pair " + std::to_string(i) +
                              ": src and dst are on different meshes; a batched plan runs on one "
                              "mesh (plan a cross-mesh redistribute on its own)");
-    auto p = planner::PlanRedistribute(s[i], d[i], {}, cap);
+    auto p = planner::PlanRedistribute(s[i], d[i], model, cap);
     if (!p.ok())
       return Status(p.status().code(), "pair " + std::to_string(i) + ": " + p.status().message());
     WEFT_ASSIGN_OR_RETURN(auto exec, executor::Executor::Create(std::move(*p), rank));

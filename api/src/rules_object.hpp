@@ -18,7 +18,7 @@ namespace weft::api {
 // live and die together.
 struct RulesObject {
   ops::Registry registry;
-  ops::Engine engine{registry};
+  ops::Engine engine{registry, ops::Engine::FromTuningFile{}};
   // Registrations take it exclusively; propagate, enumerate and listing share it.
   std::shared_mutex mu;
   // weft_rules_attach agreed on the registry with every rank of a context: from then on a

@@ -10,6 +10,7 @@
 #include "ops/engine/halo_need.hpp"
 #include "ops/engine/op_comm.hpp"
 #include "placement/planner/search.hpp"
+#include "placement/planner/tuned_model.hpp"
 
 namespace weft::ops {
 namespace {
@@ -94,6 +95,18 @@ std::string Strategy::Describe() const {
 Engine::Engine(const Registry& registry, placement::planner::CostModel model)
     : registry_(registry), model_(std::move(model)) {}
 
+Engine::Engine(const Registry& registry, FromTuningFile) : registry_(registry), tuned_(true) {}
+
+const placement::planner::CostModel& Engine::Model(const placement::Layout& layout) {
+  if (!tuned_) return model_;
+  for (const auto& [mesh, model] : models_)
+    if (mesh == layout.mesh_ptr() || mesh->SameAs(layout.mesh())) return model;
+  if (models_.size() >= 64) models_.clear();  // a program uses a few meshes
+  auto model = placement::planner::ModelFor(layout.mesh());
+  models_.emplace_back(layout.mesh_ptr(), model.ok() ? std::move(*model) : model_);
+  return models_.back().second;
+}
+
 Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
   if (from->SameAs(*to)) return 0.0;
   const uint64_t key = Fnv1a().Int(LayoutFingerprint(*from)).Int(LayoutFingerprint(*to)).value();
@@ -101,7 +114,7 @@ Result<double> Engine::MoveCost(const LayoutPtr& from, const LayoutPtr& to) {
   for (const Move& m : bucket)
     if (m.from->SameAs(*from) && m.to->SameAs(*to)) return m.cost;
   WEFT_ASSIGN_OR_RETURN(double cost,
-                        placement::planner::RedistributeCost(from, to, model_, &states_));
+                        placement::planner::RedistributeCost(from, to, Model(*from), &states_));
   bucket.push_back({from, to, cost});
   return cost;
 }
@@ -148,7 +161,7 @@ StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
     for (const OpComm& comm : r.strategies[static_cast<size_t>(c->choice[m])].comm) {
       const auto t = static_cast<size_t>(comm.tensor);
       const LayoutPtr& l = t < c->inputs.size() ? c->inputs[t] : c->outputs[t - c->inputs.size()];
-      auto cost = OpCommCost(model_, *l, static_cast<int32_t>(m), comm);
+      auto cost = OpCommCost(Model(*l), *l, static_cast<int32_t>(m), comm);
       if (!cost.ok()) return nullptr;
       s->op_cost += *cost;
     }
@@ -158,7 +171,8 @@ StrategyPtr Engine::Evaluate(const OpDef& op, std::span<const LayoutPtr> inputs,
     auto halos = InputHalos(c->inputs, r);
     if (!halos.ok()) return nullptr;
     for (size_t i = 0; i < halos->size(); ++i)
-      if (!(*halos)[i].dims.empty()) s->halo_cost += HaloCost(model_, *c->inputs[i], (*halos)[i]);
+      if (!(*halos)[i].dims.empty())
+        s->halo_cost += HaloCost(Model(*c->inputs[i]), *c->inputs[i], (*halos)[i]);
     s->halos = std::move(*halos);
     s->cost += s->halo_cost;
   }
@@ -230,7 +244,7 @@ StrategyPtr Engine::Search(const OpDef& op, std::span<const LayoutPtr> inputs, c
     for (size_t k = 0; k < r.strategies.size(); ++k)
       for (size_t i = 0; i < inputs.size(); ++i)
         est[j * r.strategies.size() + k] +=
-            DimEstimate(model_, *inputs[i], free[j], r.strategies[k].codes[i]);
+            DimEstimate(Model(*inputs[i]), *inputs[i], free[j], r.strategies[k].codes[i]);
   std::vector<std::pair<double, int64_t>> order;
   for (int64_t i = 0; i < count; ++i) {
     double sum = 0;

@@ -45,6 +45,10 @@ class Engine {
   // `registry` must outlive the engine; registering more operators invalidates nothing (the
   // generation is in every key).
   explicit Engine(const Registry& registry, placement::planner::CostModel model = {});
+  // Prices moves on each mesh with the model WEFT_TUNING_FILE gives it (planner::ModelFor),
+  // as the redistribute plans on that mesh will be made; the library's registries use this.
+  struct FromTuningFile {};
+  Engine(const Registry& registry, FromTuningFile);
 
   Result<StrategyPtr> Propagate(std::string_view op, std::span<const placement::LayoutPtr> inputs,
                                 const Attributes& attrs);
@@ -87,8 +91,14 @@ class Engine {
                      const RuleResult& r, const std::vector<int32_t>& free, int64_t count);
   Result<double> MoveCost(const placement::LayoutPtr& from, const placement::LayoutPtr& to);
 
+  // The model of `layout`'s mesh: model_, or with FromTuningFile the tuned one (cached per
+  // mesh; a file that cannot be read leaves model_, and the plans report the error).
+  const placement::planner::CostModel& Model(const placement::Layout& layout);
+
   const Registry& registry_;
   placement::planner::CostModel model_;
+  bool tuned_ = false;
+  std::vector<std::pair<placement::MeshPtr, placement::planner::CostModel>> models_;
   std::mutex mu_;  // the caches below
   std::unordered_map<uint64_t, std::vector<Entry>> cache_;
   struct Move {

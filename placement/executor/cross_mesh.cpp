@@ -6,6 +6,7 @@
 #include "common/fnv1a.hpp"
 #include "placement/planner/localize.hpp"
 #include "placement/planner/search.hpp"
+#include "placement/planner/tuned_model.hpp"
 
 namespace weft::placement::executor {
 namespace {
@@ -150,7 +151,8 @@ std::vector<int32_t> Union(const Mesh& a, const Mesh& b) {
 Result<std::shared_ptr<const Executor>> PlanPre(const LayoutPtr& src, const LayoutPtr& src_r,
                                                 int32_t rank, Fnv1a* h) {
   if (!HasPartial(*src)) return std::shared_ptr<const Executor>();
-  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, src_r));
+  WEFT_ASSIGN_OR_RETURN(planner::CostModel model, planner::ModelFor(src->mesh()));
+  WEFT_ASSIGN_OR_RETURN(planner::Plan p, planner::PlanRedistribute(src, src_r, model));
   h->Int(static_cast<int64_t>(p.hash));
   return Executor::Create(std::move(p), rank);
 }

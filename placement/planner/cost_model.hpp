@@ -1,9 +1,10 @@
 // The alpha-beta cost model the planner minimises (SPEC §3.2). Costs are seconds. Defaults are
-// built in; a tuning file from collbench will replace them later.
+// built in; tuned_model.hpp makes one per mesh from collbench tune's tuning file.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "placement/layout.hpp"
@@ -20,6 +21,7 @@ struct CostModel {
   std::vector<LinkCost> dims;  // per mesh dim; missing dims use the default LinkCost
   double copy_beta = 1.0 / 10e9;
   double reduce_beta = 1.0 / 5e9;
+  std::string source;  // where the figures came from, for weft_plan_describe; empty: defaults
 
   LinkCost Link(int32_t mesh_dim) const {
     return mesh_dim < static_cast<int32_t>(dims.size()) ? dims[mesh_dim] : LinkCost{};
@@ -55,10 +57,11 @@ struct StepShape {
   uint32_t mesh_dims = 0;  // bit m: mesh dim m is in the step's group
 };
 
-// StepCost of a step of `shape` between layouts with blocks `from` and `to` on `mesh`, whose
-// elements take `item` bytes.
-double StepCostAt(const CostModel& model, const StepShape& shape, const Mesh& mesh, double item,
-                  const SampleBlocks& from, const SampleBlocks& to);
+// StepCost of a step of `shape` from `from_layout` (blocks `from`) to a layout with blocks `to`,
+// whose elements take `item` bytes. The layout itself is read only for an all-to-all or
+// exchange over mesh dims whose links differ (a tuning file's model), priced peer by peer.
+double StepCostAt(const CostModel& model, const StepShape& shape, const Layout& from_layout,
+                  double item, const SampleBlocks& from, const SampleBlocks& to);
 
 // The messages per rank the model charges alpha for in `step` (its group size less one per
 // round; 0 for a local step).

@@ -170,6 +170,7 @@ std::string Describe(const Plan& plan, int32_t rank) {
     os << '\n';
   }
   os << DescribeBoundNote(plan, rank);
+  if (!plan.model_source.empty()) os << "cost model: " << plan.model_source << '\n';
   return os.str();
 }
 

@@ -74,6 +74,7 @@ struct Plan {
   uint64_t hash = 0;            // FNV-1a of the canonical steps and the cap; equal on every rank
   int64_t extra_bytes_cap = 0;  // bytes per rank a plan may exceed the byte bound by
   BoundNote bound_note;
+  std::string model_source;  // the cost model's figures (CostModel::source), for Describe
 };
 
 // One rank's part of a step. Members are indices into `group`.

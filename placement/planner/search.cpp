@@ -64,7 +64,7 @@ std::vector<int32_t> KeyRanks(const std::vector<State>& states) {
 double EdgeCost(const CostModel& model, const std::vector<State>& states, int32_t a,
                 const Edge& e) {
   const Layout& from = *states[a].info->layout;
-  return StepCostAt(model, e.shape, from.mesh(), static_cast<double>(ItemSize(from.dtype())),
+  return StepCostAt(model, e.shape, from, static_cast<double>(ItemSize(from.dtype())),
                     states[a].info->samples, states[e.to].info->samples);
 }
 
@@ -179,7 +179,13 @@ Result<Plan> Search(const LayoutPtr& src, const LayoutPtr& dst, const CostModel&
   WEFT_RETURN_IF_ERROR(CheckPair(*src, *dst));
   int32_t target = 0;
   WEFT_ASSIGN_OR_RETURN(std::vector<State> states, EnumerateStates(*src, *dst, &target, cache));
-  Plan plan{src, dst, {}, 0, 0, extra_bytes_cap, {}};
+  // Member by member: GCC 12 at -O3 takes the aggregate form for a read of uninitialised
+  // memory (-Wmaybe-uninitialized).
+  Plan plan;
+  plan.src = src;
+  plan.dst = dst;
+  plan.extra_bytes_cap = extra_bytes_cap;
+  plan.model_source = model.source;
   if (target != 0) {
     WEFT_ASSIGN_OR_RETURN(plan.steps, ShortestPath(states, target, model));
     // The search runs on layouts with R on size-1 mesh dims; show the caller's own at the ends.
