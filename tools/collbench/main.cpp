@@ -18,6 +18,7 @@
 #include "tools/collbench/report.hpp"
 #include "tools/collbench/sweep.hpp"
 #include "tools/collbench/topo.hpp"
+#include "tools/collbench/tune.hpp"
 
 namespace {
 
@@ -112,15 +113,19 @@ bool RunHaloPatterns(weft::collbench::HaloSweep& sweep, const Options& o, bool p
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "topo") {  // collbench topo [--out F] [--mesh AxB]
+  // collbench topo [--out F] [--mesh AxB], collbench tune [--out F] ...: commands of their own.
+  if (argc > 1 && (std::string(argv[1]) == "topo" || std::string(argv[1]) == "tune")) {
+    const std::string command = argv[1];
     weft_context_t* ctx = nullptr;
     if (weft_context_create(nullptr, &ctx) != WEFT_OK)
       return Fail(nullptr, -1, std::string("weft_context_create: ") + weft_last_error());
     int32_t rank = 0, nranks = 1;
     weft_context_rank(ctx, &rank);
     weft_context_world_size(ctx, &nranks);
-    const int status = weft::collbench::RunTopo(ctx, rank, nranks, argc - 1, argv + 1);
-    if (status != 0) return Fail(ctx, rank, "topo failed");
+    const int status = command == "topo"
+                           ? weft::collbench::RunTopo(ctx, rank, nranks, argc - 1, argv + 1)
+                           : weft::collbench::RunTune(ctx, rank, nranks, argc - 1, argv + 1);
+    if (status != 0) return Fail(ctx, rank, command + " failed");
     return weft_context_destroy(ctx) == WEFT_OK ? 0 : 1;
   }
   Options o;

@@ -158,6 +158,9 @@ std::string Usage() {
   std::string dtypes;
   for (const std::string& d : DTypeNames()) dtypes += (dtypes.empty() ? "" : ", ") + d;
   return "usage: weftrun -n N collbench [options]\n"
+         "       weftrun -n N collbench topo [--out FILE] [--mesh AxB]  (topology, README.md)\n"
+         "       weftrun -n N collbench tune [--out FILE] [--max BYTES] [--budget S]\n"
+         "                              [--crossovers 0|1]  (tuning file, docs/tuning.md)\n"
          "  -b BYTES      smallest size (K/M/G suffixes; default 8)\n"
          "  -e BYTES      largest size (default 64M)\n"
          "  -f FACTOR     size step factor (default 2)\n"

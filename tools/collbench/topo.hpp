@@ -27,6 +27,13 @@ struct RankPlace {
 // This process's place (hwloc); false with *error when hwloc is absent or fails.
 bool DiscoverPlace(RankPlace* place, std::string* error);
 
+// "host name/netns:inode": equal exactly for ranks on one host.
+std::string HostKey(const RankPlace& p);
+
+// Every rank's place (collective over the world); false with *error on this rank's failure.
+bool GatherPlaces(weft_context_t* ctx, int32_t nranks, std::vector<RankPlace>* all,
+                  std::string* error);
+
 // `collbench topo [--out FILE] [--mesh AxB]` under a launcher: every rank discovers, all
 // gather, rank 0 prints and writes. Returns the exit status.
 int RunTopo(weft_context_t* ctx, int32_t rank, int32_t nranks, int argc, char** argv);

@@ -51,10 +51,6 @@ bool ParseTopo(int argc, char** argv, TopoOptions* o, std::string* error) {
   return true;
 }
 
-std::string HostKey(const RankPlace& p) {
-  return std::string(p.host) + "/netns:" + std::to_string(p.netns);
-}
-
 // Ranks grouped by `key`, groups in order of their first rank.
 template <class Key>
 std::vector<std::vector<int32_t>> Groups(const std::vector<RankPlace>& all, Key key) {
@@ -188,6 +184,25 @@ bool WriteTopoJson(const std::string& path, const std::vector<RankPlace>& all,
 
 }  // namespace
 
+std::string HostKey(const RankPlace& p) {
+  return std::string(p.host) + "/netns:" + std::to_string(p.netns);
+}
+
+bool GatherPlaces(weft_context_t* ctx, int32_t nranks, std::vector<RankPlace>* all,
+                  std::string* error) {
+  RankPlace mine;
+  if (!DiscoverPlace(&mine, error)) return false;  // the same build on every rank: all fail
+  all->assign(static_cast<size_t>(nranks), RankPlace{});
+  int64_t n = sizeof(RankPlace), total = n * nranks;
+  DLTensor send{&mine, {kDLCPU, 0}, 1, {kDLUInt, 8, 1}, &n, nullptr, 0};
+  DLTensor recv{all->data(), {kDLCPU, 0}, 1, {kDLUInt, 8, 1}, &total, nullptr, 0};
+  if (weft_allgather(ctx, nullptr, 0, &send, &recv, nullptr, nullptr, nullptr) != WEFT_OK) {
+    *error = std::string("weft_allgather: ") + weft_last_error();
+    return false;
+  }
+  return true;
+}
+
 int RunTopo(weft_context_t* ctx, int32_t rank, int32_t nranks, int argc, char** argv) {
   TopoOptions o;
   std::string error;
@@ -202,17 +217,9 @@ int RunTopo(weft_context_t* ctx, int32_t rank, int32_t nranks, int argc, char** 
                  static_cast<long long>(product), nranks);
     return 2;
   }
-  RankPlace mine;
-  if (!DiscoverPlace(&mine, &error)) {  // the same build on every rank: all fail alike
+  std::vector<RankPlace> all;
+  if (!GatherPlaces(ctx, nranks, &all, &error)) {
     std::fprintf(stderr, "collbench topo: rank %d: %s\n", rank, error.c_str());
-    return 1;
-  }
-  std::vector<RankPlace> all(static_cast<size_t>(nranks));
-  int64_t n = sizeof(RankPlace), total = n * nranks;
-  DLTensor send{&mine, {kDLCPU, 0}, 1, {kDLUInt, 8, 1}, &n, nullptr, 0};
-  DLTensor recv{all.data(), {kDLCPU, 0}, 1, {kDLUInt, 8, 1}, &total, nullptr, 0};
-  if (weft_allgather(ctx, nullptr, 0, &send, &recv, nullptr, nullptr, nullptr) != WEFT_OK) {
-    std::fprintf(stderr, "collbench topo: rank %d: weft_allgather: %s\n", rank, weft_last_error());
     return 1;
   }
   if (rank != 0) return 0;
