@@ -38,6 +38,12 @@ struct Reduction {
 
   // inout[i] = op(inout[i], in[i]) for `bytes` bytes (a multiple of item).
   weft_status_t Into(void* inout, const void* in, uint64_t bytes, std::string* why) const;
+  // mine = lower op upper, where `mine` belongs to the lower member of the two when `below`:
+  // both partners of a pairwise step then compute the same expression. Commutativity is not
+  // enough for equal bits: max(+0, -0) and NaN + NaN keep the first operand's sign or payload.
+  // The upper member reduces into `theirs` and copies the result back.
+  weft_status_t InMemberOrder(bool below, void* mine, void* theirs, uint64_t bytes,
+                              std::string* why) const;
 };
 
 void BuildBarrier(Schedule& s, const Comm& c);
@@ -100,9 +106,10 @@ struct DoublingRound {
 // the first 2r members pair up: each even one hands its vector to the odd one above it and
 // sits out, getting the result back at the end. In the rounds proper a member swaps its
 // vector with the partner whose (virtual) index differs in one bit and reduces; both
-// partners combine the same two sub-results, and every op is commutative, so all members end
-// with bit-identical values. The schedule (allreduce.cpp) and the inline small all-reduce
-// (small.cpp) both walk this, so they exchange the same messages in the same order.
+// partners combine the same two sub-results in member order (Reduction::InMemberOrder), so all
+// members end with bit-identical values, signed zeros and NaN payloads included. The schedule
+// (allreduce.cpp) and the inline small all-reduce (small.cpp) both walk this, so they exchange the
+// same messages in the same order.
 template <typename F>
 void ForEachDoublingRound(int32_t n, int32_t me, F&& f) {
   int32_t p = 1;

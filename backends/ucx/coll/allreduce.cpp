@@ -35,14 +35,14 @@ namespace {
 void RecursiveDoubling(Schedule& s, const Comm& c, const Reduction& red, char* out,
                        uint64_t bytes) {
   char* theirs = s.Scratch(bytes);
-  auto reduce = [red, out, theirs, bytes](std::string* why) {
-    return red.Into(out, theirs, bytes, why);
-  };
   ForEachDoublingRound(c.size(), c.index, [&](const DoublingRound& r) {
     s.NewRound();
     if (r.recv) s.Recv(r.peer, r.recv_result ? out : theirs, bytes);
     if (r.send) s.Send(r.peer, out, bytes);
-    if (r.reduce) s.Then(reduce);
+    if (r.reduce)
+      s.Then([red, out, theirs, bytes, below = c.index < r.peer](std::string* why) {
+        return red.InMemberOrder(below, out, theirs, bytes, why);
+      });
     return true;
   });
 }

@@ -134,7 +134,8 @@ weft_status_t SmallAllreduce(Comm& c, const Reduction& red, const void* send, vo
                        : r.recv_result ? out
                                        : run.theirs(),
                        r.send ? out : nullptr, bytes);
-    if (result == WEFT_OK && r.reduce && (result = red.Into(out, run.theirs(), bytes, &why)))
+    if (result == WEFT_OK && r.reduce &&
+        (result = red.InMemberOrder(c.index < r.peer, out, run.theirs(), bytes, &why)))
       result = run.Failed(result, why);
     return result == WEFT_OK;
   });
