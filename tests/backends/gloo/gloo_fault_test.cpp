@@ -52,10 +52,10 @@ class LivenessWatcher {
 };
 
 // The last rank SIGKILLs itself from inside its first reduction, i.e. in the middle of the
-// ring. With `watch`, the others learn it as the host would and must fail with PEER_FAILURE
-// naming it within moments; without, Gloo's connections alone must end their ops with
-// PEER_FAILURE or TIMEOUT by the 3 s deadline (a wait on bytes in flight from the dead
-// rank is not woken by Gloo).
+// ring (of two members: on entering the call). With `watch`, the others learn it as the host would
+// and must fail with PEER_FAILURE naming it within moments; without, Gloo's connections alone must
+// end their ops with PEER_FAILURE or TIMEOUT by the 3 s deadline (a wait on bytes in flight from
+// the dead rank is not woken by Gloo).
 void KilledMidAllreduce(Rank& r, bool watch) {
   const int32_t victim = r.size - 1;
   if (r.rank == victim) {
@@ -69,6 +69,10 @@ void KilledMidAllreduce(Rank& r, bool watch) {
     watcher = std::make_unique<LivenessWatcher>(r, pid_t(std::stol(pid_text)), victim);
   }
   std::vector<float> buf(1 << 18, 1.0f);
+  // Two members exchange their whole vectors before either reduces (gloo_allreduce.cpp), so a
+  // death in the reduction comes after the peer has all it needs: there the victim dies as it
+  // enters the call instead.
+  if (r.rank == victim && r.size == 2) raise(SIGKILL);
   if (r.rank == victim) SetDieInReduce(true);
   const auto start = Clock::now();
   const auto op = r.Op(r.world, 3000);
