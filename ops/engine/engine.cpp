@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <utility>
 
 #include "common/fnv1a.hpp"
@@ -238,27 +239,20 @@ Result<std::vector<StrategyPtr>> Engine::Candidates(const OpDef& op,
 StrategyPtr Engine::Search(const OpDef& op, std::span<const LayoutPtr> inputs, const RuleResult& r,
                            const std::vector<int32_t>& free, int64_t count) {
   Space space{free, inputs[0]->mesh().ndim(), static_cast<int64_t>(r.strategies.size()), count};
-  // est[j * radix + k]: strategy k on free mesh dim j, summed over the inputs.
-  std::vector<double> est(free.size() * r.strategies.size(), 0);
-  for (size_t j = 0; j < free.size(); ++j)
-    for (size_t k = 0; k < r.strategies.size(); ++k)
-      for (size_t i = 0; i < inputs.size(); ++i)
-        est[j * r.strategies.size() + k] +=
-            DimEstimate(Model(*inputs[i]), *inputs[i], free[j], r.strategies[k].codes[i]);
+  // The inputs share a mesh (CheckInputs), so one model prices them all.
+  const std::vector<double> est = CombinationEstimates(inputs, Model(*inputs[0]), r, free);
   std::vector<std::pair<double, int64_t>> order;
-  for (int64_t i = 0; i < count; ++i) {
-    double sum = 0;
-    int64_t rest = i;
-    for (size_t j = free.size(); j-- > 0;) {
-      sum += est[j * r.strategies.size() + static_cast<size_t>(rest % space.radix)];
-      rest /= space.radix;
-    }
-    if (sum != kNoMove) order.emplace_back(sum, i);
-  }
-  std::sort(order.begin(), order.end());
+  order.reserve(est.size());
+  for (size_t i = 0; i < est.size(); ++i)
+    if (est[i] != kNoMove) order.emplace_back(est[i], static_cast<int64_t>(i));
+  // A heap, not a sort: the search takes the first few of hundreds.
+  std::make_heap(order.begin(), order.end(), std::greater<>());
   StrategyPtr best;
   int64_t best_index = 0, planned = 0;
-  for (const auto& [estimate, index] : order) {
+  while (!order.empty()) {
+    std::pop_heap(order.begin(), order.end(), std::greater<>());
+    const auto [estimate, index] = order.back();
+    order.pop_back();
     if (planned >= kExactCandidates && best && estimate > best->cost) break;
     StrategyPtr s = Evaluate(op, inputs, r, space.Choice(index));
     if (!s) continue;

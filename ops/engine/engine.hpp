@@ -65,7 +65,7 @@ class Engine {
   // search (Search), whose pick may cost a little more than the cheapest (near-ties the
   // estimate orders wrongly; docs/design/rules.md).
   static constexpr int64_t kExhaustiveUpTo = 256;
-  static constexpr int64_t kExactCandidates = 8;
+  static constexpr int64_t kExactCandidates = 3;
   // Cached strategies and redistribute costs, each (keys; a key may hold a few entries).
   static constexpr size_t kMaxCached = 4096;
 
@@ -84,7 +84,7 @@ class Engine {
   // reaches it.
   StrategyPtr Evaluate(const OpDef& op, std::span<const placement::LayoutPtr> inputs,
                        const RuleResult& r, std::vector<int32_t> choice);
-  // The search: combinations by ascending separable estimate, the first kExactCandidates
+  // The search: combinations by ascending estimate (estimate.hpp), the first kExactCandidates
   // valid ones and every later one whose estimate is within the best exact cost planned
   // exactly; the cheapest, ties to the earliest in the fixed order.
   StrategyPtr Search(const OpDef& op, std::span<const placement::LayoutPtr> inputs,

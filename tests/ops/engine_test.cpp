@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <random>
@@ -262,6 +263,60 @@ TEST_F(EngineTest, SearchFindsTheEnumerationsCheapestOnRandomInputs) {
     SCOPED_TRACE("case " + std::to_string(c) + ": " + (*a)->Describe() + " | " + (*b)->Describe());
     Run(c % 2 ? "matmul" : "add", {*a, *b});
   }
+}
+
+// Beyond Engine::kExhaustiveUpTo (3-D and 4-D meshes, bmm's 8 dim strategies) propagate runs
+// the estimate-led search, which may miss the cheapest by a little. Against the exhaustive
+// enumeration on random inputs: the estimate must order well enough that a miss is rare and
+// small. (The separable per-dim estimate it replaced missed in 49 of 400 such cases, once by
+// 2.9x: it charged a slice per mesh dim, so cutting a replicated input finer looked dearer.)
+TEST_F(EngineTest, SearchOnThreeDimMeshesIsRarelyAndBarelyWorseThanTheCheapest) {
+  std::mt19937_64 rng(0x5eed);
+  auto pick = [&](int64_t n) { return static_cast<int64_t>(rng() % static_cast<uint64_t>(n)); };
+  auto placement = [&]() -> Placement {
+    switch (pick(4)) {
+      case 0:
+        return R;
+      case 1:
+        return P();
+      default:
+        return S(static_cast<int32_t>(pick(3)));
+    }
+  };
+  const std::vector<std::vector<int64_t>> meshes = {{2, 2, 2}, {2, 3, 2}, {4, 2, 2}, {2, 2, 2, 2}};
+  int cases = 0, misses = 0;
+  double worst = 0, picked = 0, cheapest = 0;
+  for (int c = 0; c < 200; ++c) {
+    auto mesh = Mesh(meshes[static_cast<size_t>(pick(int64_t(meshes.size())))]);
+    const int64_t b = 4 + pick(12), m = 16 + pick(200), k = 16 + pick(200), n = 16 + pick(200);
+    std::vector<Placement> pa, pb;
+    for (int32_t d = 0; d < mesh->ndim(); ++d) {
+      pa.push_back(placement());
+      pb.push_back(placement());
+    }
+    auto a = placement::Layout::Create({mesh, {b, m, k}, kF32, pa, {}});
+    auto bb = placement::Layout::Create({mesh, {b, k, n}, kF32, pb, {}});
+    ASSERT_TRUE(a.ok() && bb.ok());
+    Engine engine(registry_);
+    const std::vector<LayoutPtr> in{*a, *bb};
+    auto s = engine.Propagate("bmm", in, {});
+    auto all = engine.Enumerate("bmm", in, {});
+    ASSERT_TRUE(s.ok() && all.ok());
+    ++cases;
+    const double best = (*all)[0]->cost, got = (*s)->cost;
+    EXPECT_GE(got, best);
+    picked += got;
+    cheapest += best;
+    if (got > best) {
+      ++misses;
+      worst = std::max(worst, (got - best) / best);
+    }
+  }
+  EXPECT_EQ(cases, 200);
+  // Measured at kExactCandidates 3: 2 misses, the worst 3.7% dearer, 0.01% over the sum.
+  EXPECT_LE(misses, 6);
+  EXPECT_LE(worst, 0.10);
+  EXPECT_LE(picked / cheapest, 1.002);
 }
 
 }  // namespace
