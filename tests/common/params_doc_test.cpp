@@ -10,6 +10,7 @@
 #include <string>
 
 #include "backends/gloo/params.hpp"
+#include "backends/nccl/params.hpp"
 #include "backends/ucx/params.hpp"
 #include "common/params.hpp"
 
@@ -31,7 +32,8 @@ std::string ReadFile(const fs::path& p) {
 std::string Generated() {
   return MarkdownTables({{"libweft", kHostParams},
                          {"gloo plugin", backends::gloo_plugin::kParams},
-                         {"ucx plugin", backends::ucx_plugin::kParams}});
+                         {"ucx plugin", backends::ucx_plugin::kParams},
+                         {"nccl plugin", backends::nccl_plugin::kParams}});
 }
 
 TEST(ParamsDoc, GeneratedTablesMatchTheRegistry) {

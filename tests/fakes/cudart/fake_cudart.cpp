@@ -1,0 +1,365 @@
+// A fake CUDA runtime for machines without a GPU: "device" memory is host memory the fake
+// keeps a table of, a stream is an ordered queue of host work run by a thread of its own, an
+// event marks a position in a stream's queue. It implements the declarations of
+// backends/nccl/cuda_abi.hpp with the runtime's semantics, so that the NCCL plugin and the
+// device operations run unchanged against it (and the fake NCCL enqueues its operations with
+// cudaLaunchHostFunc, as a host-side library would on the real runtime).
+//
+// Devices: one, or none where CUDA_VISIBLE_DEVICES is empty or "-1" (as the real runtime
+// reads it); FAKE_CUDA_DEVICES=N sets the count.
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "backends/nccl/cuda_abi.hpp"
+
+using namespace weft::cuda;  // NOLINT: the runtime's values
+
+struct CUstream_st {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> queue;
+  uint64_t enqueued = 0, completed = 0;
+  bool stop = false;
+  std::thread worker;
+
+  CUstream_st() : worker([this] { Run(); }) {}
+  ~CUstream_st() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+    }
+    cv.notify_all();
+    worker.join();
+  }
+  uint64_t Enqueue(std::function<void()> work) {
+    std::lock_guard<std::mutex> lock(mu);
+    queue.push_back(std::move(work));
+    cv.notify_all();
+    return ++enqueued;
+  }
+  void WaitFor(uint64_t ticket) {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return completed >= ticket; });
+  }
+  bool Reached(uint64_t ticket) {
+    std::lock_guard<std::mutex> lock(mu);
+    return completed >= ticket;
+  }
+
+ private:
+  // Runs the queue in order; work already queued still runs when the stream is destroyed
+  // (cudaStreamDestroy returns at once and the device finishes the stream's work).
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu);
+    while (true) {
+      cv.wait(lock, [&] { return stop || !queue.empty(); });
+      if (queue.empty()) return;
+      std::function<void()> work = std::move(queue.front());
+      queue.pop_front();
+      lock.unlock();
+      work();
+      lock.lock();
+      ++completed;
+      cv.notify_all();
+    }
+  }
+};
+
+struct CUevent_st {
+  std::mutex mu;
+  cudaStream_t stream = nullptr;  // null: never recorded (complete)
+  uint64_t ticket = 0;
+};
+
+namespace {
+
+thread_local cudaError_t last_error = kSuccess;
+thread_local int current_device = 0;
+
+cudaError_t Fail(cudaError_t e) {
+  last_error = e;
+  return e;
+}
+
+int DeviceCount() {
+  if (const char* n = std::getenv("FAKE_CUDA_DEVICES")) return std::atoi(n);
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible && (visible[0] == '\0' || std::strcmp(visible, "-1") == 0)) return 0;
+  return 1;
+}
+
+// Allocations by base address, for cudaPointerGetAttributes (which must also answer for a
+// pointer inside an allocation).
+std::mutex alloc_mu;
+std::map<uintptr_t, size_t>& Allocations() {
+  static auto* m = new std::map<uintptr_t, size_t>();  // outlives static destructors
+  return *m;
+}
+
+// The legacy default stream (stream 0): created on first use, never destroyed.
+cudaStream_t Resolve(cudaStream_t s) {
+  static auto* legacy = new CUstream_st();
+  return s ? s : legacy;
+}
+
+cudaError_t CheckDevice() { return DeviceCount() > 0 ? kSuccess : Fail(kErrorNoDevice); }
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return Fail(kErrorInvalidValue);
+  *count = DeviceCount();
+  return *count > 0 ? kSuccess : Fail(kErrorNoDevice);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaSetDevice(int device) {
+  if (device < 0 || device >= DeviceCount()) return Fail(kErrorInvalidDevice);
+  current_device = device;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaGetDevice(int* device) {
+  if (!device) return Fail(kErrorInvalidValue);
+  if (cudaError_t e = CheckDevice()) return e;
+  *device = current_device;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaRuntimeGetVersion(int* v) {
+  if (!v) return Fail(kErrorInvalidValue);
+  *v = 13000;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaDriverGetVersion(int* v) {
+  if (!v) return Fail(kErrorInvalidValue);
+  *v = DeviceCount() > 0 ? 13000 : 0;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case kSuccess:
+      return "no error";
+    case kErrorInvalidValue:
+      return "invalid argument";
+    case kErrorMemoryAllocation:
+      return "out of memory";
+    case kErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    case kErrorInvalidDevice:
+      return "invalid device ordinal";
+    case kErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case kErrorNotReady:
+      return "device not ready";
+    default:
+      return "unknown error";
+  }
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaGetLastError() {
+  const cudaError_t e = last_error;
+  last_error = kSuccess;
+  return e;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaPeekAtLastError() { return last_error; }
+
+__attribute__((visibility("default"))) cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+  if (!ptr) return Fail(kErrorInvalidValue);
+  if (cudaError_t e = CheckDevice()) return e;
+  // 256-byte alignment, as cudaMalloc guarantees; at least one byte so the base is unique.
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (!p) return Fail(kErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(alloc_mu);
+  Allocations()[reinterpret_cast<uintptr_t>(p)] = bytes;
+  *ptr = p;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaFree(void* ptr) {
+  if (!ptr) return kSuccess;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mu);
+    if (Allocations().erase(reinterpret_cast<uintptr_t>(ptr)) == 0) return Fail(kErrorInvalidValue);
+  }
+  std::free(ptr);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaPointerGetAttributes(
+    cudaPointerAttributes* attr, const void* ptr) {
+  if (!attr) return Fail(kErrorInvalidValue);
+  *attr = {};
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(alloc_mu);
+  auto it = Allocations().upper_bound(p);
+  if (it != Allocations().begin() && p < std::prev(it)->first + std::prev(it)->second) {
+    attr->type = kMemoryTypeDevice;
+    attr->device = 0;
+    attr->devicePointer = const_cast<void*>(ptr);
+  } else {
+    attr->type = kMemoryTypeUnregistered;
+    attr->device = -2;
+    attr->hostPointer = const_cast<void*>(ptr);
+  }
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s,
+                                                                             unsigned) {
+  if (!s) return Fail(kErrorInvalidValue);
+  if (cudaError_t e = CheckDevice()) return e;
+  *s = new CUstream_st();  // owned by the caller's handle until cudaStreamDestroy
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  return cudaStreamCreateWithFlags(s, 0);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  if (!s) return Fail(kErrorInvalidResourceHandle);
+  delete s;  // runs what is queued first
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+  cudaStream_t st = Resolve(s);
+  uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(st->mu);
+    ticket = st->enqueued;
+  }
+  st->WaitFor(ticket);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamQuery(cudaStream_t s) {
+  cudaStream_t st = Resolve(s);
+  std::lock_guard<std::mutex> lock(st->mu);
+  return st->completed >= st->enqueued ? kSuccess : kErrorNotReady;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaDeviceSynchronize() {
+  return cudaStreamSynchronize(nullptr);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaLaunchHostFunc(cudaStream_t s,
+                                                                      cudaHostFn_t fn, void* data) {
+  if (!fn) return Fail(kErrorInvalidValue);
+  Resolve(s)->Enqueue([fn, data] { fn(data); });
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaMemcpyAsync(void* dst, const void* src,
+                                                                   size_t bytes, int kind,
+                                                                   cudaStream_t s) {
+  if ((bytes > 0 && (!dst || !src)) || kind < kMemcpyHostToHost || kind > kMemcpyDefault)
+    return Fail(kErrorInvalidValue);
+  Resolve(s)->Enqueue([=] { std::memmove(dst, src, bytes); });
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaMemcpy(void* dst, const void* src,
+                                                              size_t bytes, int kind) {
+  if (cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr)) return e;
+  return cudaStreamSynchronize(nullptr);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch,
+                                                                     const void* src, size_t spitch,
+                                                                     size_t width, size_t height,
+                                                                     int kind, cudaStream_t s) {
+  if (width > dpitch || width > spitch || (width * height > 0 && (!dst || !src)) ||
+      kind < kMemcpyHostToHost || kind > kMemcpyDefault)
+    return Fail(kErrorInvalidValue);
+  Resolve(s)->Enqueue([=] {
+    for (size_t r = 0; r < height; ++r)
+      std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                   width);
+  });
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaMemsetAsync(void* dst, int value,
+                                                                   size_t bytes, cudaStream_t s) {
+  if (bytes > 0 && !dst) return Fail(kErrorInvalidValue);
+  Resolve(s)->Enqueue([=] { std::memset(dst, value, bytes); });
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e,
+                                                                            unsigned) {
+  if (!e) return Fail(kErrorInvalidValue);
+  *e = new CUevent_st();  // owned by the caller's handle until cudaEventDestroy
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  return cudaEventCreateWithFlags(e, 0);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  if (!e) return Fail(kErrorInvalidResourceHandle);
+  delete e;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+  if (!e) return Fail(kErrorInvalidResourceHandle);
+  cudaStream_t st = Resolve(s);
+  std::lock_guard<std::mutex> lock(e->mu);
+  std::lock_guard<std::mutex> slock(st->mu);
+  e->stream = st;
+  e->ticket = st->enqueued;
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventQuery(cudaEvent_t e) {
+  if (!e) return Fail(kErrorInvalidResourceHandle);
+  std::lock_guard<std::mutex> lock(e->mu);
+  return !e->stream || e->stream->Reached(e->ticket) ? kSuccess : kErrorNotReady;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+  if (!e) return Fail(kErrorInvalidResourceHandle);
+  cudaStream_t st;
+  uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(e->mu);
+    st = e->stream;
+    ticket = e->ticket;
+  }
+  if (st) st->WaitFor(ticket);
+  return kSuccess;
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaStreamWaitEvent(cudaStream_t s,
+                                                                       cudaEvent_t e, unsigned) {
+  if (!e) return Fail(kErrorInvalidResourceHandle);
+  cudaStream_t other;
+  uint64_t ticket;
+  {
+    std::lock_guard<std::mutex> lock(e->mu);
+    other = e->stream;
+    ticket = e->ticket;
+  }
+  cudaStream_t st = Resolve(s);
+  if (other && other != st) st->Enqueue([other, ticket] { other->WaitFor(ticket); });
+  return kSuccess;
+}
+
+}  // extern "C"
