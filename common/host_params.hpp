@@ -81,6 +81,11 @@ inline constexpr weft_bk_param_t kHostParams[] = {
                 "WEFT_CHECK_COLLECTIVES_MIN_BYTES per rank"),
     DeclareBytes("WEFT_CHECK_COLLECTIVES_MIN_BYTES", "1M", 0, kTiB, kTuning, kMustMatch,
                  "size from which collectives are checked on a backend that does not need it"),
+    // Reproducible training: one reduction order on every backend (docs/redistribute.md).
+    DeclareBool("WEFT_DETERMINISTIC_REDUCTIONS", "0", kUser, kMustMatch,
+                "1: every all-reduce and reduce-scatter reduces in member order, ((x0 op x1) "
+                "op x2) ..., so its bits are the same on every backend, algorithm and tuning "
+                "(the backend's own reductions are bypassed)"),
     // Thresholds.
     DeclareBytes("WEFT_PLAN_EXTRA_BYTES_CAP", "256K", 0, kTiB, kTuning, kMustMatch,
                  "how many bytes per rank a cheaper redistribute plan may receive beyond "

@@ -38,7 +38,12 @@ Status Context::OpenBackend(const weft_context_options_t* opts) {
   // Named after where it came from, before the file system sees it (an overlong name once
   // escaped as a std::filesystem exception).
   WEFT_RETURN_IF_ERROR(backends::CheckPluginName(name, source));
-  WEFT_ASSIGN_OR_RETURN(const std::string disabled, params::Text("WEFT_BACKEND_DISABLE_OPS"));
+  WEFT_ASSIGN_OR_RETURN(std::string disabled, params::Text("WEFT_BACKEND_DISABLE_OPS"));
+  // Deterministic reductions: the host composes them (composed_ops.hpp: member order).
+  WEFT_ASSIGN_OR_RETURN(const int64_t ordered, params::Int("WEFT_DETERMINISTIC_REDUCTIONS"));
+  if (ordered != 0 && disabled != "all")
+    disabled +=
+        std::string(disabled.empty() ? "" : ",") + "allreduce,reduce_scatter,reduce_scatterv";
   WEFT_ASSIGN_OR_RETURN(plugin_, backends::LoadBackendPlugin(name, disabled));
   // The plugin reads these in init(); checked here first, so that a malformed one fails
   // before this rank joins the others, with the variable named.

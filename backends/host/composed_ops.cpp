@@ -1,14 +1,11 @@
 #include "backends/host/composed_ops.hpp"
 
-#include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "common/collective_math.hpp"
 #include "common/copy.hpp"
 #include "device/host/reduce/reduce.hpp"
-#include "device/host/reduce/reduce_args.hpp"
 
 namespace weft::backends::composed {
 namespace {
@@ -50,37 +47,33 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
                       std::span<const uint64_t> counts, DType t, ReduceOp op, const OpArgs& a) {
   const int32_t n = c.size(), me = c.index();
   const uint64_t item = static_cast<uint64_t>(ItemSize(t));
-  std::vector<uint64_t> displ(n + 1, 0);
-  for (int32_t i = 0; i < n; ++i) displ[i + 1] = displ[i] + counts[i];
-  const char* in = static_cast<const char*>(send);
+  const uint64_t mine = counts[me];
   char* out = static_cast<char*>(recv);
   if (n == 1) {
-    if (counts[0] && out != in) CopyBytes(out, in, counts[0] * item);
+    if (mine && out != send) CopyBytes(out, send, mine * item);
     return Status::Ok();
   }
-  // Ring: step s sends the partial sum of block me-s-1 (step 0: straight from the input) and
-  // receives the partial sum of block me-s-2, which it adds to this rank's own input for that
-  // block. Only two block-sized buffers are needed, never a copy of the whole input; the last
-  // step reduces straight into recv (which may be this rank's block of send: out == a is fine).
-  // Only when recv overlaps that block without being it (the in-place form puts the result at
-  // the start of send) does the last step reduce into scratch and move the result over.
-  const uint64_t max_count = *std::max_element(counts.begin(), counts.end());
-  std::vector<char> acc(max_count * item), tmp(max_count * item);
-  const char* own = in + displ[me] * item;
-  const uint64_t own_bytes = counts[me] * item;
-  const bool staged = out != own && device::host::detail::Overlaps(out, own_bytes, own, own_bytes);
-  const int64_t tag = c.NextInternalTag();
-  for (int32_t s = 0; s < n - 1; ++s) {
-    const auto [sb, rb] = collective_math::ReduceScatterRingBlocks(me, s, n);
-    const char* sbuf = s == 0 ? in + displ[sb] * item : acc.data();
-    WEFT_RETURN_IF_ERROR(Exchange(c, sbuf, counts[sb] * item, RingIndex(me + 1, n), tmp.data(),
-                                  counts[rb] * item, RingIndex(me - 1, n), tag, a));
-    // The last block received is this rank's own.
-    char* dst = s == n - 2 && !staged ? out : acc.data();
-    WEFT_RETURN_IF_ERROR(
-        device::host::Reduce3(t, op, dst, in + displ[rb] * item, tmp.data(), counts[rb]));
+  // Every member's block `me` lands here (an all-to-all-v: member j's block j goes to j), and
+  // is then folded in member order, ((x0 op x1) op x2) ...: the result's bits depend on the
+  // inputs alone, never on the backend, the algorithm or the tuning, and every member of any
+  // backend gets the same (WEFT_DETERMINISTIC_REDUCTIONS bypasses the plugins' own). The wire
+  // carries what a ring would (each member sends n-1 blocks and receives n-1); the price is a
+  // scratch of n blocks instead of two. Once the blocks are here `send` is no longer read, so
+  // recv may overlap it anywhere (the in-place forms).
+  std::vector<uint64_t> send_displs(n, 0), recv_counts(n, mine), recv_displs(n, 0);
+  for (int32_t j = 1; j < n; ++j) {
+    send_displs[j] = send_displs[j - 1] + counts[j - 1];
+    recv_displs[j] = recv_displs[j - 1] + mine;
   }
-  if (staged) CopyBytes(out, acc.data(), own_bytes);
+  std::vector<char> blocks(n * mine * item);
+  WEFT_RETURN_IF_ERROR(
+      c.Alltoallv(send, counts, send_displs, blocks.data(), recv_counts, recv_displs, t, a));
+  if (mine == 0) return Status::Ok();
+  const uint64_t bytes = mine * item;
+  WEFT_RETURN_IF_ERROR(
+      device::host::Reduce3(t, op, out, blocks.data(), blocks.data() + bytes, mine));
+  for (int32_t j = 2; j < n; ++j)
+    WEFT_RETURN_IF_ERROR(device::host::Reduce3(t, op, out, out, blocks.data() + j * bytes, mine));
   return Status::Ok();
 }
 
@@ -95,8 +88,8 @@ Status Allreduce(Communicator& c, const void* send, void* recv, uint64_t count, 
     displs[i] = i ? displs[i - 1] + bytes[i - 1] : 0;
   }
   char* out = static_cast<char*>(recv);
-  // Reduce-scatter into this rank's slice of recv, then all-gather the slices in place. The
-  // ring reads block i of send only while producing block i, so recv may equal send.
+  // Reduce-scatter into this rank's slice of recv (in member order), then all-gather the
+  // slices in place. The reduce-scatter reads send before it writes recv, so recv may equal send.
   WEFT_RETURN_IF_ERROR(ReduceScatterv(c, send, out + displs[c.index()], counts, t, op, a));
   return Allgatherv(c, out + displs[c.index()], bytes[c.index()], out, bytes, displs, a);
 }

@@ -151,13 +151,14 @@ TEST(Params, MustMatchValuesAreCanonicalAndRoundTrip) {
                                          "WEFT_STORE_MAX_MESSAGE",
                                          "WEFT_CHECK_COLLECTIVES",
                                          "WEFT_CHECK_COLLECTIVES_MIN_BYTES",
+                                         "WEFT_DETERMINISTIC_REDUCTIONS",
                                          "WEFT_PLAN_EXTRA_BYTES_CAP",
                                          "WEFT_ALLTOALL_CHUNK_BYTES",
                                          "WEFT_BACKEND_DISABLE_OPS"};
   ASSERT_EQ(names, want);
   EXPECT_EQ(values[0].value, "(unset)");
-  EXPECT_EQ(values[6].value, "1048576");
-  EXPECT_EQ(values[7].value, "all");
+  EXPECT_EQ(values[7].value, "1048576");
+  EXPECT_EQ(values[8].value, "all");
   std::vector<MatchValue> odd = {{"WEFT_A", "x=y\\z\nw"}, {"WEFT_B", ""}};
   const Result<std::vector<MatchValue>> back = DecodeMatches(EncodeMatches(odd));
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -1,6 +1,9 @@
 // Reductions: every dtype × every op it supports, against a closed form of (rank, index).
+#include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "values.hpp"
@@ -227,6 +230,72 @@ TEST(Reduce, AllreduceSignedZerosAndNaNsGiveEveryRankTheSameBits) {
                                 : op == WEFT_REDUCE_MAX ? static_cast<float>(w.size)
                                                         : static_cast<float>(w.size) *
                                                               static_cast<float>(w.size + 1) / 2));
+    }
+  }
+}
+
+// A float32 value whose sums depend on the order they are taken in (mixed magnitudes and
+// signs): member r's element i.
+float OrderSensitive(int32_t r, int64_t i) {
+  // 23 bits of mantissa from a hash: nearly every sum of two of them rounds.
+  const uint64_t h =
+      (static_cast<uint64_t>(r) * 2654435761u + static_cast<uint64_t>(i) * 40503u + 12345u) *
+      0x9e3779b97f4a7c15ull;
+  const float mantissa = 1.0f + static_cast<float>(h >> 41) / 8388608.0f;
+  const int exponent = static_cast<int>((h >> 20) % 8);
+  return std::ldexp((h >> 30) % 3 ? mantissa : -mantissa, exponent);
+}
+
+// The sum of members 0..n-1 of element i, folded in `order`.
+float Fold(const std::vector<int32_t>& order, int64_t i) {
+  float acc = OrderSensitive(order[0], i);
+  for (size_t k = 1; k < order.size(); ++k) acc += OrderSensitive(order[k], i);
+  return acc;
+}
+
+// WEFT_DETERMINISTIC_REDUCTIONS=1 (and the host's composed reductions, which it selects): an
+// all-reduce's and a reduce-scatter's bits are the member-order fold ((x0 + x1) + x2) ... that
+// every rank computes here. Otherwise each backend keeps its own order: the sums are then
+// checked against the fold within the rounding any order may give.
+TEST(Reduce, DeterministicReductionsFoldInMemberOrder) {
+  World& w = TheWorld();
+  const char* ordered = std::getenv("WEFT_DETERMINISTIC_REDUCTIONS");
+  const char* disabled = std::getenv("WEFT_BACKEND_DISABLE_OPS");
+  const bool exact =
+      (ordered && std::string(ordered) == "1") || (disabled && std::string(disabled) == "all");
+  const int64_t per = 257, count = per * w.size;
+  std::vector<int32_t> forward(w.size), backward(w.size);
+  for (int32_t r = 0; r < w.size; ++r) forward[r] = backward[w.size - 1 - r] = r;
+  std::vector<float> in(count), out(count), chunk(per);
+  int64_t order_matters = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    in[i] = OrderSensitive(w.rank, i);
+    order_matters += Fold(forward, i) != Fold(backward, i);
+  }
+  if (w.size > 2) {
+    EXPECT_GT(order_matters, 0) << "the values do not tell orders apart";
+  }
+  const DLDataType f32{kDLFloat, 32, 1};
+  Tensor ti(in.data(), count, f32), to(out.data(), count, f32), tc(chunk.data(), per, f32);
+  WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), WEFT_REDUCE_SUM, nullptr,
+                                 nullptr, nullptr));
+  WEFT_OK_OR_FAIL(weft_reduce_scatter(w.ctx, nullptr, 0, ti.get(), tc.get(), WEFT_REDUCE_SUM,
+                                      nullptr, nullptr, nullptr));
+  for (int64_t i = 0; i < count; ++i) {
+    const float want = Fold(forward, i);
+    float magnitude = 0;
+    for (int32_t r = 0; r < w.size; ++r) magnitude += std::fabs(OrderSensitive(r, i));
+    const float slack = exact ? 0.0f : magnitude * 1e-6f;
+    ASSERT_LE(std::fabs(out[i] - want), slack) << "all-reduce, element " << i;
+    if (i / per == w.rank) {
+      ASSERT_LE(std::fabs(chunk[i % per] - want), slack) << "reduce-scatter, element " << i;
+    }
+    if (exact) {
+      ASSERT_EQ(std::memcmp(&out[i], &want, sizeof(float)), 0) << "all-reduce, element " << i;
+      if (i / per == w.rank) {
+        ASSERT_EQ(std::memcmp(&chunk[i % per], &want, sizeof(float)), 0)
+            << "reduce-scatter, element " << i;
+      }
     }
   }
 }
