@@ -8,7 +8,7 @@ The launcher command (weftrun -n RANKS ..., or scripts/netns-hosts.sh run ...) i
 host numbers naming HOSTS hosts; exactly the link classes CLASSES (comma-separated; "local"
 stands for whichever class ranks of one host share) measured,
 each with alpha >= 0, beta > 0, finite errors, and its fit within a factor of 3 of the
-measured half round trip at the largest size; every params value a whole number that
+measured half round trip at the largest size (measured twice at most: see the loop); every params value a whole number that
 `weftrun --print-params` would accept. With --rate, the cross-host beta within 25 % of the
 shaped rate. Then the same launcher runs collbench's 2d:S0S1-S1R redistribute (every element
 checked) with WEFT_TUNING_FILE set: its plan must name the tuning file as its cost model, and
@@ -32,6 +32,16 @@ def run(cmd, env=None):
     return proc.stdout
 
 
+def predict(link, size):
+    return link["alpha_s"] + link["beta_s_per_byte"] * size
+
+
+# The fit within a factor of 3 of the measured half round trip at the largest size.
+def fits(link):
+    size, seconds = link["half_round_trips"][-1]
+    return seconds / 3 < predict(link, size) < seconds * 3
+
+
 def main():
     ranks, hosts, classes = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].split(",")
     rest = sys.argv[4:]
@@ -42,8 +52,16 @@ def main():
     cmd = rest[1:]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "tuning.json")
-        run(cmd + ["tune", "--out", path, "--max", "4M", "--budget", "0.03"])
-        doc = json.load(open(path))
+        # A measurement taken while other tests load both cores can be noise (half round
+        # trips that fall as sizes grow): then the fit cannot match it, and one more
+        # measurement decides. The fit's own consistency is what is checked, not the load.
+        for attempt in range(2):
+            run(cmd + ["tune", "--out", path, "--max", "4M", "--budget", "0.03"])
+            doc = json.load(open(path))
+            misfits = [n for n, link in doc["links"].items() if not fits(link)]
+            if not misfits:
+                break
+            print(f"attempt {attempt + 1}: the fit misses the measurement of {misfits}")
         assert doc["weft_tuning"] == 1, doc
         assert [r["rank"] for r in doc["ranks"]] == list(range(ranks)), doc["ranks"]
         assert len({r["host"] for r in doc["ranks"]}) == hosts, doc["ranks"]
@@ -57,8 +75,7 @@ def main():
             assert link["alpha_s"] >= 0 and link["beta_s_per_byte"] > 0, (name, link)
             assert link["alpha_err_s"] >= 0 and link["beta_err_s_per_byte"] >= 0, (name, link)
             size, seconds = link["half_round_trips"][-1]
-            fit = link["alpha_s"] + link["beta_s_per_byte"] * size
-            assert seconds / 3 < fit < seconds * 3, f"{name}: fit {fit} s at {size} B, measured {seconds} s"
+            assert fits(link), f"{name}: fit {predict(link, size)} s at {size} B, measured {seconds} s"
         for name, value in doc["params"].items():
             assert name.startswith("WEFT_UCX_") and re.fullmatch(r"[0-9]+", value), (name, value)
         if rate:
