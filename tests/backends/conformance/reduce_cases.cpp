@@ -160,6 +160,18 @@ TEST(Reduce, ReduceScattervUnevenWithZeros) {
   }
 }
 
+// Every rank's `out` gathered and compared byte for byte with this rank's.
+void ExpectEveryRanksBits(World& w, std::vector<float>& out) {
+  const auto count = static_cast<int64_t>(out.size());
+  const DLDataType f32{kDLFloat, 32, 1};
+  std::vector<float> all(count * w.size);
+  Tensor to(out.data(), count, f32), ta(all.data(), count * w.size, f32);
+  WEFT_OK_OR_FAIL(weft_allgather(w.ctx, nullptr, 0, to.get(), ta.get(), nullptr, nullptr, nullptr));
+  for (int32_t r = 0; r < w.size; ++r)
+    ASSERT_EQ(std::memcmp(all.data() + r * count, out.data(), count * sizeof(float)), 0)
+        << "rank " << r << " has other bits than rank " << w.rank;
+}
+
 // Sums that round: every member must still end with the same bits (a backend may reduce in
 // any order, but one order for all; recursive doubling and ring both have to get this right).
 // The reference is the gathered results of all ranks, compared byte for byte.
@@ -177,13 +189,7 @@ TEST(Reduce, AllreduceGivesEveryRankTheSameBits) {
     Tensor ti(in.data(), count, f32), to(out.data(), count, f32);
     WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), WEFT_REDUCE_SUM, nullptr,
                                    nullptr, nullptr));
-    std::vector<float> all(count * w.size);
-    Tensor ta(all.data(), count * w.size, f32);
-    WEFT_OK_OR_FAIL(
-        weft_allgather(w.ctx, nullptr, 0, to.get(), ta.get(), nullptr, nullptr, nullptr));
-    for (int32_t r = 0; r < w.size; ++r)
-      ASSERT_EQ(std::memcmp(all.data() + r * count, out.data(), count * sizeof(float)), 0)
-          << "rank " << r << " has other bits than rank " << w.rank;
+    ExpectEveryRanksBits(w, out);
   }
 }
 
@@ -219,13 +225,7 @@ TEST(Reduce, AllreduceSignedZerosAndNaNsGiveEveryRankTheSameBits) {
       Tensor ti(in_place ? out.data() : in.data(), count, f32), to(out.data(), count, f32);
       WEFT_OK_OR_FAIL(
           weft_allreduce(w.ctx, nullptr, 0, ti.get(), to.get(), op, nullptr, nullptr, nullptr));
-      std::vector<float> all(count * w.size);
-      Tensor ta(all.data(), count * w.size, f32);
-      WEFT_OK_OR_FAIL(
-          weft_allgather(w.ctx, nullptr, 0, to.get(), ta.get(), nullptr, nullptr, nullptr));
-      for (int32_t r = 0; r < w.size; ++r)
-        ASSERT_EQ(std::memcmp(all.data() + r * count, out.data(), count * sizeof(float)), 0)
-            << "rank " << r << " has other bits than rank " << w.rank;
+      ExpectEveryRanksBits(w, out);
       EXPECT_EQ(out[3], 1.5f * (op == WEFT_REDUCE_MIN   ? 1.0f
                                 : op == WEFT_REDUCE_MAX ? static_cast<float>(w.size)
                                                         : static_cast<float>(w.size) *
