@@ -41,6 +41,12 @@ struct Config {
   int splitShare;
 };
 
+// NCCL_CONFIG_INITIALIZER for this layout: every field NCCL's default, but `blocking`.
+constexpr Config MakeConfig(bool blocking) {
+  return Config{sizeof(Config),  kConfigMagic,    kConfigVersion, blocking ? 1 : 0, kConfigUndefInt,
+                kConfigUndefInt, kConfigUndefInt, nullptr,        kConfigUndefInt};
+}
+
 // NCCL_VERSION(major, minor, patch) for 2.9 and later.
 constexpr int Version(int major, int minor, int patch) {
   return major * 10000 + minor * 100 + patch;

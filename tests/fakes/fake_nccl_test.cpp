@@ -266,8 +266,7 @@ TEST(FakeNccl, OneRankRunsEveryCollectiveLocally) { EXPECT_TRUE(RunRanks(1, Coll
 // Non-blocking initialisation and split: ncclInProgress until connected; children by parity,
 // ordered by a key that reverses the ranks.
 int InitAndSplit(int rank, int n, const ncclUniqueId& id) {
-  weft_nccl_config_t config{
-      sizeof(config), nccl::kConfigMagic, nccl::kConfigVersion, 0, 0, 0, 0, nullptr, 0};
+  weft_nccl_config_t config = nccl::MakeConfig(false);
   ncclComm_t comm = nullptr;
   const ncclResult_t r = ncclCommInitRankConfig(&comm, n, id, rank, &config);
   RANK_CHECK(r == nccl::kInProgress || r == nccl::kSuccess);

@@ -66,8 +66,20 @@ namespace {
 
 TEST(NcclAbi, DeclarationsMatchTheRealHeadersWhereBuilt) {
 #ifdef WEFT_HAVE_REAL_NCCL_H
-  // The static_asserts above ran; here what only run time shows: the header's own version.
+  // The static_asserts above ran; here what only run time shows: the header's own version,
+  // and that MakeConfig's defaults are NCCL_CONFIG_INITIALIZER's (blocking and the version
+  // aside: ours names the layout it fills).
   EXPECT_GE(NCCL_VERSION_CODE, weft::nccl::Version(2, 18, 0));
+  const ncclConfig_t real = NCCL_CONFIG_INITIALIZER;
+  const weft::nccl::Config ours = weft::nccl::MakeConfig(false);
+  EXPECT_EQ(ours.magic, real.magic);
+  EXPECT_EQ(ours.cgaClusterSize, real.cgaClusterSize);
+  EXPECT_EQ(ours.minCTAs, real.minCTAs);
+  EXPECT_EQ(ours.maxCTAs, real.maxCTAs);
+  EXPECT_EQ(ours.netName, real.netName);
+  EXPECT_EQ(ours.splitShare, real.splitShare);
+  EXPECT_EQ(ours.blocking, 0);
+  EXPECT_EQ(weft::nccl::MakeConfig(true).blocking, 1);
 #else
   // No header on this machine: the layouts at least are what NCCL documents.
   EXPECT_EQ(sizeof(weft::nccl::UniqueId), 128u);
