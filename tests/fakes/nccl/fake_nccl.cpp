@@ -145,6 +145,16 @@ Started Start(ncclComm_t comm, ncclDataType_t type, size_t count) {
   return b;
 }
 
+// One message each way with every other rank: send_at(p) goes to p, p's arrives at recv_at(p).
+template <typename SendAt, typename RecvAt>
+void ExchangeWithPeers(Op& op, int n, int me, size_t bytes, SendAt send_at, RecvAt recv_at) {
+  for (int p = 0; p < n; ++p) {
+    if (p == me) continue;
+    op.transfers.push_back({p, true, send_at(p), bytes});
+    op.transfers.push_back({p, false, recv_at(p), bytes});
+  }
+}
+
 // recv = the contributions reduced in rank order (rank 0's first, whatever this rank is):
 // `own` is this rank's, from[p] peer p's; the first one is the accumulator.
 void ReduceInRankOrder(ncclDataType_t type, ncclRedOp_t op, size_t count, int me, char* own,
@@ -376,11 +386,9 @@ FAKE_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, 
   char* out = static_cast<char*>(recv);
   char* own = Scratch(*op, bytes);  // send may lie inside recv (in place)
   op->before.push_back([=] { std::memcpy(own, send, bytes); });
-  for (int p = 0; p < n; ++p) {
-    if (p == me) continue;
-    op->transfers.push_back({p, true, own, bytes});
-    op->transfers.push_back({p, false, out + static_cast<size_t>(p) * bytes, bytes});
-  }
+  ExchangeWithPeers(
+      *op, n, me, bytes, [&](int) { return own; },
+      [&](int p) { return out + static_cast<size_t>(p) * bytes; });
   op->after.push_back([=] { std::memcpy(out + static_cast<size_t>(me) * bytes, own, bytes); });
   return Submit(std::move(op), stream);
 }
@@ -396,13 +404,10 @@ FAKE_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t cou
   std::vector<char*> from(static_cast<size_t>(n), nullptr);
   char* own = Scratch(*op, bytes);
   op->before.push_back([=] { std::memcpy(own, in + static_cast<size_t>(me) * bytes, bytes); });
-  for (int p = 0; p < n; ++p) {
-    if (p == me) continue;
-    op->transfers.push_back(
-        {p, true, const_cast<char*>(in) + static_cast<size_t>(p) * bytes, bytes});
-    from[static_cast<size_t>(p)] = Scratch(*op, bytes);
-    op->transfers.push_back({p, false, from[static_cast<size_t>(p)], bytes});
-  }
+  ExchangeWithPeers(
+      *op, n, me, bytes,
+      [&](int p) { return const_cast<char*>(in) + static_cast<size_t>(p) * bytes; },
+      [&](int p) { return from[static_cast<size_t>(p)] = Scratch(*op, bytes); });
   op->after.push_back([=] { ReduceInRankOrder(type, op_code, count, me, own, from, recv); });
   return Submit(std::move(op), stream);
 }
@@ -414,12 +419,10 @@ FAKE_API ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count, n
   auto& [error, op, n, me, bytes] = b;
   const char* in = static_cast<const char*>(send);
   char* out = static_cast<char*>(recv);
-  for (int p = 0; p < n; ++p) {
-    if (p == me) continue;
-    op->transfers.push_back(
-        {p, true, const_cast<char*>(in) + static_cast<size_t>(p) * bytes, bytes});
-    op->transfers.push_back({p, false, out + static_cast<size_t>(p) * bytes, bytes});
-  }
+  ExchangeWithPeers(
+      *op, n, me, bytes,
+      [&](int p) { return const_cast<char*>(in) + static_cast<size_t>(p) * bytes; },
+      [&](int p) { return out + static_cast<size_t>(p) * bytes; });
   op->before.push_back([=] {
     std::memmove(out + static_cast<size_t>(me) * bytes, in + static_cast<size_t>(me) * bytes,
                  bytes);
