@@ -13,10 +13,13 @@
 #   3. with 8 or more cores, the CPU comparisons a 2-core machine cannot settle:
 #      bench/openmpi/compare.sh at 2, 4 and 8 ranks (a core per rank) and collbench's
 #      --pattern S0-S1 at 4 and 8 ranks on ucx and gloo.
-# The plugin's own steps (conformance, redistribute and halo on device buffers through NCCL at
-# one rank, the CUDA kernels against their host results, collbench -d cuda --raw nccl) join as
-# the plugin lands (docs/design/nccl.md); the table lists them as not yet built.
-# --dry-run: the build and step 2 only (what a machine without a GPU can run).
+#   4. the NCCL plugin: conformance, redistribute and halo at one rank on the real NCCL (host
+#      buffers, staged through device memory), and the conformance suite at 2 ranks on the
+#      fakes.
+# The device-buffer steps (the suites on device buffers, the CUDA kernels against their host
+# results, collbench -d cuda --raw nccl) join as they land (docs/design/nccl.md); the table
+# lists them as not yet built.
+# --dry-run: the build and the fake steps only (what a machine without a GPU can run).
 # Prints one summary table; exits 1 if a step that ran failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -58,7 +61,8 @@ if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$LOGS/configure.log" 2>&1 ||
     { cat "$LOGS/configure.log"; exit 1; }
 fi
-targets="nccl_api_test fake_nccl_test weftrun collbench"
+targets="nccl_api_test fake_nccl_test weftrun collbench weft-backend-nccl weft-fake-nccl
+  weft-fake-cudart weft_conformance weft_redistribute_test weft_halo_test"
 step "build" "$LOGS/build.log" ninja -C "$BUILD" -j"$CORES" $targets
 
 if [ $DRY -eq 0 ]; then
@@ -71,8 +75,22 @@ step "fake NCCL between processes" "$LOGS/fake_nccl.log" "$BUILD/tests/fakes/fak
 step "nccl tables on the fakes" "$LOGS/nccl_api_fakes.log" \
   "$BUILD/tests/backends/nccl/nccl_api_test" --gtest_filter='NcclApi.Fakes*:NcclApi.AMissing*'
 
-for s in "plugin conformance, 1 rank, device" "plugin redistribute and halo, device" \
-  "CUDA kernels vs host" "collbench -d cuda --raw nccl"; do
+RUN="$BUILD/tools/weftrun/weftrun"
+if [ $DRY -eq 0 ]; then
+  step "plugin conformance, 1 rank, GPU" "$LOGS/plugin_conformance.log" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/backends/conformance/weft_conformance" --gtest_brief=1
+  step "plugin redistribute, 1 rank, GPU" "$LOGS/plugin_redistribute.log" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/redistribute/weft_redistribute_test" --gtest_brief=1 \
+    '--gtest_filter=-TwoD.*:ThreeD.*:PlanCheck.*:Concurrency.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
+  step "plugin halo, 1 rank, GPU" "$LOGS/plugin_halo.log" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/halo/weft_halo_test" --gtest_brief=1
+fi
+step "plugin conformance, 2 ranks, fakes" "$LOGS/plugin_fakes.log" \
+  env WEFT_NCCL_LIBRARY="$BUILD/lib/fakes/libweft-fake-nccl.so" \
+  WEFT_CUDART_LIBRARY="$BUILD/lib/fakes/libweft-fake-cudart.so" \
+  "$RUN" -n 2 --backend nccl "$BUILD/tests/backends/conformance/weft_conformance" --gtest_brief=1
+
+for s in "suites on device buffers" "CUDA kernels vs host" "collbench -d cuda --raw nccl"; do
   row "$s" "not yet" "the NCCL plugin's next steps (docs/design/nccl.md)"
 done
 

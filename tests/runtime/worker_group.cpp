@@ -53,8 +53,12 @@ bool IsLauncherVariable(std::string_view name) {
   if (std::find(std::begin(kExact), std::end(kExact), name) != std::end(kExact)) return true;
   for (std::string_view p : kPrefixes)
     if (name.substr(0, p.size()) == p) return true;
-  // Keep the developer's log level and plugin path; every other WEFT_* is set per test.
-  return name.substr(0, 5) == "WEFT_" && name != "WEFT_LOG_LEVEL" && name != "WEFT_PLUGIN_PATH";
+  // Keep the developer's log level and where libraries are found (the plugin path, the NCCL
+  // backend's libraries: the fakes in CI); every other WEFT_* is set per test.
+  static constexpr std::string_view kKept[] = {"WEFT_LOG_LEVEL", "WEFT_PLUGIN_PATH",
+                                               "WEFT_NCCL_LIBRARY", "WEFT_CUDART_LIBRARY"};
+  return name.substr(0, 5) == "WEFT_" &&
+         std::find(std::begin(kKept), std::end(kKept), name) == std::end(kKept);
 }
 
 // The first `cpus` CPUs this process may run on.

@@ -1,0 +1,87 @@
+#include "backends/nccl/plugin/launch.hpp"
+
+#include "backends/nccl/plugin/completion.hpp"
+#include "common/plugin_kit/op_args.hpp"
+
+namespace weft::backends::nccl_plugin {
+
+Launch::Launch(Comm& c, const weft_bk_op_t& a, bool on_host)
+    : comm(c),
+      args(a),
+      host(on_host),
+      stream(on_host || a.stream == nullptr ? c.own_stream() : static_cast<cudaStream_t>(a.stream)),
+      deadline(plugin_kit::Deadline::FromTimeoutMs(a.timeout_ms)),
+      staging(c, on_host) {}
+
+weft_status_t Start(Comm& c, const weft_bk_op_t* args, std::unique_ptr<Launch>* out) {
+  State& s = c.state();
+  if (weft_status_t f = s.Poll(); f != WEFT_OK) return f;
+  if (weft_status_t st = s.UseDevice(); st != WEFT_OK) return st;
+  c.Reap();
+  if (weft_status_t st = c.batch().Flush(c); st != WEFT_OK) return st;
+  const weft_bk_op_t a = plugin_kit::ReadOpArgs(args, s.default_timeout_ms());
+  const DLDeviceType type = a.device.device_type;
+  if (type != kDLCPU && type != kDLCUDAHost && type != kDLCUDA)
+    return s.Fail(WEFT_ERR_UNSUPPORTED,
+                  "device type " + std::to_string(type) + " is neither host memory nor CUDA");
+  *out = std::make_unique<Launch>(c, a, plugin_kit::IsHostMemory(a.device));
+  return WEFT_OK;
+}
+
+weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> then,
+                   std::shared_ptr<Completion>* out) {
+  State& s = l.comm.state();
+  if (st == WEFT_OK) st = l.staging.End(l.stream);
+  // Even a failed op keeps its scratch until the stream passes what was enqueued.
+  cudaEvent_t e = l.comm.AcquireEvent();
+  if (!e) return WEFT_ERR_BACKEND;
+  auto done = std::make_shared<Completion>(l.comm, e);
+  done->Keep(l.staging.TakeLease());
+  if (then) done->Then(std::move(then));
+  const cudaError_t r = s.cuda().EventRecord(e, l.stream);
+  if (r != cuda::kSuccess) {
+    s.cuda().GetLastError();
+    const weft_status_t failed = s.Fail(WEFT_ERR_BACKEND, s.cuda().Describe("cudaEventRecord", r));
+    return st == WEFT_OK ? failed : st;
+  }
+  l.comm.Track(done);
+  *out = std::move(done);
+  return st;
+}
+
+weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_status_t()>& issue,
+                  std::function<weft_status_t()> then) {
+  weft_status_t st = l.staging.Begin(l.stream);
+  if (st == WEFT_OK) st = issue();
+  std::shared_ptr<Completion> done;
+  st = Seal(l, st, std::move(then), &done);
+  if (st != WEFT_OK) return st;
+  // A fold needs the host to run it: such an op on device buffers is not enqueued-complete.
+  auto request = std::make_shared<Request>(l.comm, l.deadline, !l.host);
+  request->Issued(std::move(done));
+  if (req) {
+    *req = new weft_bk_request{std::move(request)};  // freed by request_free (C ABI ownership)
+    return WEFT_OK;
+  }
+  return request->Wait(-1);
+}
+
+weft_status_t Bytes(const Launch& l, const void* p, uint64_t count, DLDataType t, const char* what,
+                    uint64_t* bytes) {
+  uint64_t item = 0;
+  if (!plugin_kit::ItemBytes(t, &item))
+    return l.Fail(
+        WEFT_ERR_INVALID_ARGUMENT,
+        std::string(what) + ": dtype of " + std::to_string(t.bits) + " bits is not whole bytes");
+  switch (plugin_kit::CheckBuffer(p, count, item, bytes)) {
+    case plugin_kit::BufferCheck::kOverflow:
+      return l.Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + ": " + std::to_string(count) +
+                                                   " elements overflow 64 bits of bytes");
+    case plugin_kit::BufferCheck::kNull:
+      return l.Fail(WEFT_ERR_INVALID_ARGUMENT, std::string(what) + " is NULL");
+    default:
+      return WEFT_OK;
+  }
+}
+
+}  // namespace weft::backends::nccl_plugin
