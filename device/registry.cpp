@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "device/device_plugin.hpp"
 #include "device/host/host_ops.hpp"
 #include "device/ops.hpp"
 
@@ -66,10 +67,17 @@ Result<Ops*> OpsFor(DLDevice device) {
   const std::string what = std::string(DeviceTypeName(type)) + " memory (device_type " +
                            std::to_string(type) + ", device_id " +
                            std::to_string(device.device_id) + ")";
-  if (IsCuda(type))
+  if (IsCuda(type)) {
+    // The CUDA operations live in libweft-device-cuda.so (device_plugin.hpp): opened once, on
+    // the first use of CUDA memory.
+    static const Status loaded = LoadDeviceOps("cuda");
+    if (loaded.ok()) {
+      if (Ops* ops = Registered()[static_cast<size_t>(type)].load(std::memory_order_acquire))
+        return ops;
+    }
     return Status(Code::kNotAvailable,
-                  "device operations for " + what +
-                      " are not available in this build (they come with the NCCL backend)");
+                  "device operations for " + what + " are not available: " + loaded.message());
+  }
   return Unsupported("Weft has no device operations for " + what +
                      ": it works on CPU and CUDA host memory, and on CUDA memory with the NCCL "
                      "backend");

@@ -16,9 +16,11 @@
 #   4. the NCCL plugin: conformance, redistribute and halo at one rank on the real NCCL (host
 #      buffers, staged through device memory), and the conformance suite at 2 ranks on the
 #      fakes.
-# The device-buffer steps (the suites on device buffers, the CUDA kernels against their host
-# results, collbench -d cuda --raw nccl) join as they land (docs/design/nccl.md); the table
-# lists them as not yet built.
+#   5. the CUDA device operations' kernels on the GPU against the references of their tests
+#      (device_cuda_ops_test), and their host build with redistribute on device buffers on the
+#      fakes.
+# Still to join (docs/design/nccl.md; listed as not yet built): the suites on real device
+# buffers, collbench -d cuda --raw nccl.
 # --dry-run: the build and the fake steps only (what a machine without a GPU can run).
 # Prints one summary table; exits 1 if a step that ran failed.
 set -uo pipefail
@@ -62,7 +64,10 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     { cat "$LOGS/configure.log"; exit 1; }
 fi
 targets="nccl_api_test fake_nccl_test weftrun collbench weft-backend-nccl weft-fake-nccl
-  weft-fake-cudart weft_conformance weft_redistribute_test weft_halo_test"
+  weft-fake-cudart weft_conformance weft_redistribute_test weft_halo_test device_cuda_ops_test
+  weft-device-cuda-fake"
+# The nvcc build of the CUDA operations, where CMake found nvcc.
+grep -q "weft-device-cuda.so" "$BUILD/build.ninja" 2>/dev/null && targets="$targets weft-device-cuda"
 step "build" "$LOGS/build.log" ninja -C "$BUILD" -j"$CORES" $targets
 
 if [ $DRY -eq 0 ]; then
@@ -85,12 +90,25 @@ if [ $DRY -eq 0 ]; then
   step "plugin halo, 1 rank, GPU" "$LOGS/plugin_halo.log" \
     "$RUN" -n 1 --backend nccl "$BUILD/tests/halo/weft_halo_test" --gtest_brief=1
 fi
+if [ $DRY -eq 0 ]; then
+  # The nvcc build's kernels on the GPU against the same references as the host build.
+  step "CUDA kernels vs host, GPU" "$LOGS/cuda_ops.log" \
+    env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
+    "$BUILD/tests/device/cuda/device_cuda_ops_test" --gtest_brief=1
+fi
+FAKES="$BUILD/lib/fakes"
 step "plugin conformance, 2 ranks, fakes" "$LOGS/plugin_fakes.log" \
-  env WEFT_NCCL_LIBRARY="$BUILD/lib/fakes/libweft-fake-nccl.so" \
-  WEFT_CUDART_LIBRARY="$BUILD/lib/fakes/libweft-fake-cudart.so" \
+  env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
   "$RUN" -n 2 --backend nccl "$BUILD/tests/backends/conformance/weft_conformance" --gtest_brief=1
+step "CUDA kernels (host build), fakes" "$LOGS/cuda_ops_fakes.log" \
+  "$BUILD/tests/device/cuda/device_cuda_ops_test" --gtest_brief=1
+step "redistribute, device buffers, fakes" "$LOGS/device_fakes.log" \
+  env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
+  WEFT_PLUGIN_PATH="$FAKES" WEFT_TEST_DEVICE_BUFFERS=1 \
+  "$RUN" -n 2 --backend nccl "$BUILD/tests/redistribute/weft_redistribute_test" --gtest_brief=1 \
+  '--gtest_filter=-TwoD.*:ThreeD.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
 
-for s in "suites on device buffers" "CUDA kernels vs host" "collbench -d cuda --raw nccl"; do
+for s in "suites on GPU device buffers" "collbench -d cuda --raw nccl"; do
   row "$s" "not yet" "the NCCL plugin's next steps (docs/design/nccl.md)"
 done
 

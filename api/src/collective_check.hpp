@@ -13,9 +13,12 @@
 namespace weft::api {
 
 // Whether a collective moving `bytes` on this rank of `c` is checked (inline: this runs on
-// every call).
-inline bool WillCheck(const backends::Communicator& c, const CheckPolicy& policy, uint64_t bytes) {
-  return c.size() > 1 && policy.CheckCollective(c.SizeSafe(), bytes);
+// every call). Not on device buffers: the check reads the arguments on the host and carries
+// small operations' data in its exchange, and the only backend with device buffers (NCCL)
+// writes no buffer past its own counts (WEFT_BK_CAP_SIZE_SAFE).
+inline bool WillCheck(const backends::Communicator& c, const CheckPolicy& policy, uint64_t bytes,
+                      const backends::OpArgs& a) {
+  return c.size() > 1 && a.OnHost() && policy.CheckCollective(c.SizeSafe(), bytes);
 }
 
 // Exchanges and compares the records of call `seq` on `c` (from c.NextUserCall(), taken on

@@ -117,7 +117,7 @@ template <typename MakeCall, typename Op>
 Status Checked(Communicator& c, const OpArgs& a, const CheckPolicy& pol, uint64_t bytes,
                MakeCall&& make_call, Op&& op) {
   const uint64_t seq = c.NextUserCall();
-  if (weft::api::WillCheck(c, pol, bytes)) [[unlikely]] {
+  if (weft::api::WillCheck(c, pol, bytes, a)) [[unlikely]] {
     bool done = false;
     WEFT_RETURN_IF_ERROR(CheckCollective(c, a, make_call(), seq, &done));
     if (done) return Status::Ok();

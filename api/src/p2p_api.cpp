@@ -42,7 +42,7 @@ P2pArgs Args(Direction dir, const Buffer& b, int32_t peer, int64_t tag) {
 // A blocking send or recv: one plugin call when unchecked (the latency path), else the
 // payload and the records posted together and waited for.
 Status RunNow(Communicator& c, const OpArgs& a, const CheckPolicy& pol, const P2pArgs& p) {
-  if (weft::api::CheckPointToPoint(c, pol, p.peer)) {
+  if (weft::api::CheckPointToPoint(c, pol, p.peer, a)) {
     WEFT_ASSIGN_OR_RETURN(auto posted, PostedP2p::Post(c, a, p, true));
     return posted->Wait(c, -1, a);
   }
@@ -63,7 +63,7 @@ Status PointToPoint(Direction dir, weft_context_t* ctx, const weft_mesh_t* mesh,
           const CheckPolicy* pol = g.policy;
           const P2pArgs p = Args(dir, b, peer, tag);
           return weft::api::PostOp([p, pol](Communicator& c, const OpArgs& a) {
-            return PostedP2p::Post(c, a, p, weft::api::CheckPointToPoint(c, *pol, p.peer));
+            return PostedP2p::Post(c, a, p, weft::api::CheckPointToPoint(c, *pol, p.peer, a));
           });
         });
   return weft::api::Launch(

@@ -46,8 +46,9 @@ std::string Disagreement(const Communicator& c, const Record& s, const Record& r
 
 }  // namespace
 
-bool CheckPointToPoint(const Communicator& c, const CheckPolicy& policy, int32_t peer) {
-  return peer != c.index() && policy.CheckPointToPoint(c.SizeSafe());
+bool CheckPointToPoint(const Communicator& c, const CheckPolicy& policy, int32_t peer,
+                       const OpArgs& a) {
+  return peer != c.index() && a.OnHost() && policy.CheckPointToPoint(c.SizeSafe());
 }
 
 OpArgs PayloadArgs(const OpArgs& a) {

@@ -31,8 +31,10 @@ struct P2pArgs {
   int64_t tag = 0;
 };
 
-// Whether a user send/recv to `peer` on `c` is checked.
-bool CheckPointToPoint(const backends::Communicator& c, const CheckPolicy& policy, int32_t peer);
+// Whether a user send/recv to `peer` on `c` is checked (never on device buffers: see
+// WillCheck in collective_check.hpp).
+bool CheckPointToPoint(const backends::Communicator& c, const CheckPolicy& policy, int32_t peer,
+                       const backends::OpArgs& a);
 
 // The flags of a user send/recv's payload (WEFT_BK_OP_UNVERIFIED_SIZE).
 backends::OpArgs PayloadArgs(const backends::OpArgs& a);

@@ -10,6 +10,7 @@
 #include "api/src/guard.hpp"
 #include "api/src/plan_handle.hpp"
 #include "api/src/tensor_check.hpp"
+#include "device/ops.hpp"
 
 namespace weft::api {
 namespace {
@@ -23,42 +24,67 @@ using placement::executor::TensorView;
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
+// "CUDA 0", "CPU 0".
+std::string DeviceText(DLDevice d) {
+  return std::string(device::DeviceTypeName(d.device_type)) + " " + Str(d.device_id);
+}
+
+bool OnHost(DLDevice d) { return d.device_type == kDLCPU || d.device_type == kDLCUDAHost; }
+
 Result<TensorView> CheckOperand(const DLTensor* t, const Operand& o, bool output) {
   return CheckView(t, o.name, o.dtype, o.block, o.what, output);
+}
+
+// The device every buffer is on, or an error naming two that differ (or a stream given for
+// host buffers).
+Result<DLDevice> OneDevice(const Operands& ops, int32_t n, const DLTensor* const* in,
+                           DLTensor* const* out, void* stream) {
+  const DLTensor* first = nullptr;
+  const std::string* first_name = nullptr;
+  for (int32_t i = 0; i < n; ++i) {
+    const auto k = static_cast<size_t>(i);
+    const std::pair<const DLTensor*, const std::string*> operands[] = {
+        {ops.in[k] ? in[i] : nullptr, ops.in[k] ? &ops.in[k]->name : nullptr},
+        {ops.out[k] ? out[i] : nullptr, ops.out[k] ? &ops.out[k]->name : nullptr}};
+    for (const auto& [t, name] : operands) {
+      if (!t) continue;
+      if (!first) {
+        first = t;
+        first_name = name;
+      }
+      if (t->device.device_type != first->device.device_type ||
+          t->device.device_id != first->device.device_id)
+        return InvalidArgument(*name + "->device is " + DeviceText(t->device) + " but " +
+                               *first_name + "->device is " + DeviceText(first->device) + ": " +
+                               ops.mixed_devices);
+    }
+  }
+  const DLDevice d = first ? first->device : DLDevice{kDLCPU, 0};
+  if (stream && OnHost(d)) return InvalidArgument("stream must be NULL for host buffers");
+  return d;
 }
 
 // Checks every tensor's buffers against what the runnable expects of `call`; the names in
 // errors are its own (in, out; in[i], out[i] batched; local, padded, ... for a halo).
 Result<std::pair<std::vector<TensorView>, std::vector<TensorView>>> CheckBuffers(
     const placement::executor::Runnable& e, const Call& call, int32_t n, const DLTensor* const* in,
-    DLTensor* const* out, DLDevice* device) {
+    DLTensor* const* out, void* stream, DLDevice* device) {
   // A rank outside the source (destination) mesh of a cross-mesh plan passes no input
   // (output): whatever it passes there is ignored, and its views stay empty.
   if (e.takes_in() && !in) return InvalidArgument("in is NULL");
   if (e.takes_out() && !out) return InvalidArgument("out is NULL");
   const Operands ops = e.Expect(call);
   std::vector<TensorView> vi(static_cast<size_t>(n)), vo(static_cast<size_t>(n));
-  const DLTensor* first = nullptr;
   for (int32_t i = 0; i < n; ++i) {
     const auto k = static_cast<size_t>(i);
-    const std::optional<Operand>& oi = ops.in[k];
-    const std::optional<Operand>& oo = ops.out[k];
-    if (oi) {
-      WEFT_ASSIGN_OR_RETURN(vi[k], CheckOperand(in[i], *oi, false));
+    if (ops.in[k]) {
+      WEFT_ASSIGN_OR_RETURN(vi[k], CheckOperand(in[i], *ops.in[k], false));
     }
-    if (oo) {
-      WEFT_ASSIGN_OR_RETURN(vo[k], CheckOperand(out[i], *oo, true));
-    }
-    for (const DLTensor* t :
-         {oi ? in[i] : nullptr, static_cast<const DLTensor*>(oo ? out[i] : nullptr)}) {
-      if (!t) continue;
-      if (!first) first = t;
-      if (t->device.device_type != first->device.device_type ||
-          t->device.device_id != first->device.device_id)
-        return InvalidArgument(ops.mixed_devices);
+    if (ops.out[k]) {
+      WEFT_ASSIGN_OR_RETURN(vo[k], CheckOperand(out[i], *ops.out[k], true));
     }
   }
-  *device = first->device;
+  WEFT_ASSIGN_OR_RETURN(*device, OneDevice(ops, n, in, out, stream));
   // No output may overlap an input or another output.
   for (int32_t i = 0; i < n; ++i) {
     const auto b = Extent(vo[static_cast<size_t>(i)]);
@@ -108,8 +134,7 @@ Status ExecutePlan(Context& c, PlanRunner runner, const Call& call, int32_t n,
     return work ? PublishDoneWork(work) : Status::Ok();
   WEFT_RETURN_IF_ERROR(exec->Admit(call));
   DLDevice device{kDLCPU, 0};
-  auto views = CheckBuffers(*exec, call, n, in, out, &device);
-  if (views.ok() && stream) views = InvalidArgument("stream must be NULL for host buffers");
+  auto views = CheckBuffers(*exec, call, n, in, out, stream, &device);
   if (!views.ok()) {
     c.PublishLocalFailure(views.status().message());
     return views.status();

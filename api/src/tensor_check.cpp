@@ -22,9 +22,10 @@ Result<TensorView> CheckView(const DLTensor* t, const std::string& n, DType dtyp
   if (!(dt == dtype))
     return InvalidArgument(n + "->dtype is " + DTypeName(dt) + " but the layout's is " +
                            DTypeName(dtype));
-  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost)
+  if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost &&
+      t->device.device_type != kDLCUDA)
     return InvalidArgument(n + "->device.device_type is " + Str(t->device.device_type) +
-                           ": plans move CPU and CUDA host memory");
+                           ": plans move CPU, CUDA host and CUDA device memory");
   TensorView v;
   v.item = ItemSize(dt);
   v.block = block;

@@ -43,6 +43,11 @@ weft_bk_op_t Communicator::BkArgs(const OpArgs& a) {
   return op;
 }
 
+bool Communicator::Declined(weft_status_t s, const OpArgs& a) const {
+  return s == WEFT_ERR_UNSUPPORTED &&
+         (a.OnHost() || (backend_.table().capabilities & WEFT_BK_CAP_DEVICE_CUDA) != 0);
+}
+
 Status Communicator::Check(weft_status_t s, const char* op) const {
   return s == WEFT_OK ? Status::Ok() : backend_.Error(s, op);
 }
@@ -54,8 +59,9 @@ Status Communicator::Allreduce(const void* send, void* recv, uint64_t count, DTy
   if (op == ReduceOp::kAvg) return AvgAllreduce(send, recv, count, t, a);
   if (auto* f = backend_.table().allreduce) {
     const weft_bk_op_t args = BkArgs(a);
-    return Check(f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr),
-                 "allreduce");
+    const weft_status_t s =
+        f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr);
+    if (!Declined(s, a)) return Check(s, "allreduce");
   }
   return composed::Allreduce(*this, send, recv, count, t, op, a);
 }
@@ -90,8 +96,9 @@ Status Communicator::ReduceScatter(const void* send, void* recv, uint64_t count,
   if (op != ReduceOp::kAvg) {
     if (auto* f = backend_.table().reduce_scatter) {
       const weft_bk_op_t args = BkArgs(a);
-      return Check(f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr),
-                   "reduce_scatter");
+      const weft_status_t s =
+          f(comm_, send, recv, count, Dl(t), static_cast<int32_t>(op), &args, nullptr);
+      if (!Declined(s, a)) return Check(s, "reduce_scatter");
     }
   }
   std::vector<uint64_t> counts(size(), count);
@@ -103,9 +110,9 @@ Status Communicator::ReduceScatterv(const void* send, void* recv, std::span<cons
   if (op == ReduceOp::kAvg) return AvgReduceScatterv(send, recv, counts, t, a);
   if (auto* f = backend_.table().reduce_scatterv) {
     const weft_bk_op_t args = BkArgs(a);
-    return Check(
-        f(comm_, send, recv, counts.data(), Dl(t), static_cast<int32_t>(op), &args, nullptr),
-        "reduce_scatterv");
+    const weft_status_t s =
+        f(comm_, send, recv, counts.data(), Dl(t), static_cast<int32_t>(op), &args, nullptr);
+    if (!Declined(s, a)) return Check(s, "reduce_scatterv");
   }
   return composed::ReduceScatterv(*this, send, recv, counts, t, op, a);
 }

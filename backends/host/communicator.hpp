@@ -21,6 +21,18 @@ struct OpArgs {
   void* stream = nullptr;
   std::chrono::steady_clock::time_point deadline = kNoDeadline;
   uint32_t bk_flags = 0;  // weft_bk_op_t.flags (WEFT_BK_OP_*)
+
+  // Whether the op's buffers are host memory (kDLCPU, CUDA host memory).
+  bool OnHost() const { return device.device_type == kDLCPU || device.device_type == kDLCUDAHost; }
+  // The same deadline for the host's own small messages (plan fingerprints, check records):
+  // host memory, no stream, whatever the op's buffers are.
+  OpArgs ForHostMemory() const {
+    OpArgs h = *this;
+    h.device = DLDevice{kDLCPU, 0};
+    h.stream = nullptr;
+    h.bk_flags = 0;
+    return h;
+  }
 };
 
 class Communicator {
@@ -93,6 +105,10 @@ class Communicator {
  private:
   weft_bk_op_t BkArgs(const OpArgs& a);
   Status Check(weft_status_t s, const char* op) const;
+  // Whether the plugin declined a reduction it cannot do exactly (NCCL has no int16, uint16 or
+  // complex product; plugin ABI 1.3): Weft then composes it from the plugin's point-to-point,
+  // on the buffers' own device. Only on memory the plugin takes: elsewhere UNSUPPORTED stands.
+  bool Declined(weft_status_t s, const OpArgs& a) const;
   Status AvgAllreduce(const void* send, void* recv, uint64_t count, DType t, const OpArgs& a);
   Status AvgReduceScatterv(const void* send, void* recv, std::span<const uint64_t> counts, DType t,
                            const OpArgs& a);

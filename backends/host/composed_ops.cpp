@@ -6,6 +6,7 @@
 #include "common/collective_math.hpp"
 #include "common/copy.hpp"
 #include "device/host/reduce/reduce.hpp"
+#include "device/queue.hpp"
 
 namespace weft::backends::composed {
 namespace {
@@ -25,6 +26,41 @@ Status Exchange(Communicator& c, const void* sbuf, uint64_t sbytes, int32_t to, 
   return c.WaitAll(reqs, a);
 }
 
+// dst = src, `bytes` of them, on the op's memory: a plain copy on the host, the device
+// operations' copy (enqueued on the op's stream) on a device.
+Status CopyOn(const OpArgs& a, void* dst, const void* src, uint64_t bytes) {
+  if (a.OnHost()) {
+    CopyBytes(dst, src, bytes);
+    return Status::Ok();
+  }
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
+  int64_t extent = static_cast<int64_t>(bytes), unit = 1;
+  return q.Copy(device::Region{static_cast<char*>(dst), &unit},
+                device::ConstRegion{static_cast<const char*>(src), &unit},
+                device::Shape{1, &extent}, 1);
+}
+
+// out = blocks[0] op blocks[1] op ... op blocks[n-1], `count` elements each, in member order.
+Status FoldInOrder(const OpArgs& a, DType t, ReduceOp op, char* out, const char* blocks, int32_t n,
+                   uint64_t count) {
+  const uint64_t bytes = count * static_cast<uint64_t>(ItemSize(t));
+  if (a.OnHost()) {
+    WEFT_RETURN_IF_ERROR(device::host::Reduce3(t, op, out, blocks, blocks + bytes, count));
+    for (int32_t j = 2; j < n; ++j)
+      WEFT_RETURN_IF_ERROR(device::host::Reduce3(t, op, out, out, blocks + j * bytes, count));
+    return Status::Ok();
+  }
+  // On a device: the first block copied, then each later one reduced into it, in order.
+  WEFT_RETURN_IF_ERROR(CopyOn(a, out, blocks, bytes));
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
+  int64_t extent = static_cast<int64_t>(count), unit = 1;
+  for (int32_t j = 1; j < n; ++j)
+    WEFT_RETURN_IF_ERROR(q.Reduce(t, op, device::Region{out, &unit},
+                                  device::ConstRegion{blocks + j * bytes, &unit},
+                                  device::Shape{1, &extent}));
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* recv,
@@ -32,7 +68,8 @@ Status Allgatherv(Communicator& c, const void* send, uint64_t send_bytes, void* 
                   const OpArgs& a) {
   const int32_t n = c.size(), me = c.index();
   char* out = static_cast<char*>(recv);
-  if (send_bytes && out + displs[me] != send) CopyBytes(out + displs[me], send, send_bytes);
+  if (send_bytes && out + displs[me] != send)
+    WEFT_RETURN_IF_ERROR(CopyOn(a, out + displs[me], send, send_bytes));
   const int64_t tag = c.NextInternalTag();
   // Step s forwards the block that originated s hops to the left.
   for (int32_t s = 0; s < n - 1; ++s) {
@@ -50,7 +87,7 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
   const uint64_t mine = counts[me];
   char* out = static_cast<char*>(recv);
   if (n == 1) {
-    if (mine && out != send) CopyBytes(out, send, mine * item);
+    if (mine && out != send) return CopyOn(a, out, send, mine * item);
     return Status::Ok();
   }
   // Every member's block `me` lands here (an all-to-all-v: member j's block j goes to j), and
@@ -65,16 +102,13 @@ Status ReduceScatterv(Communicator& c, const void* send, void* recv,
     send_displs[j] = send_displs[j - 1] + counts[j - 1];
     recv_displs[j] = recv_displs[j - 1] + mine;
   }
-  std::vector<char> blocks(n * mine * item);
+  // The blocks live where the buffers do (device memory for device buffers).
+  WEFT_ASSIGN_OR_RETURN(const device::Queue q, device::Queue::For(a.device, a.stream));
+  WEFT_ASSIGN_OR_RETURN(device::Buffer blocks, q.Allocate(n * mine * item));
   WEFT_RETURN_IF_ERROR(
       c.Alltoallv(send, counts, send_displs, blocks.data(), recv_counts, recv_displs, t, a));
   if (mine == 0) return Status::Ok();
-  const uint64_t bytes = mine * item;
-  WEFT_RETURN_IF_ERROR(
-      device::host::Reduce3(t, op, out, blocks.data(), blocks.data() + bytes, mine));
-  for (int32_t j = 2; j < n; ++j)
-    WEFT_RETURN_IF_ERROR(device::host::Reduce3(t, op, out, out, blocks.data() + j * bytes, mine));
-  return Status::Ok();
+  return FoldInOrder(a, t, op, out, blocks.data(), n, mine);
 }
 
 Status Allreduce(Communicator& c, const void* send, void* recv, uint64_t count, DType t,
@@ -104,7 +138,8 @@ Status Alltoallv(Communicator& c, const void* send, std::span<const uint64_t> se
   if (send_bytes[me] != recv_bytes[me])
     return InvalidArgument("alltoallv: this rank sends itself " + std::to_string(send_bytes[me]) +
                            " bytes but expects " + std::to_string(recv_bytes[me]));
-  if (send_bytes[me]) CopyBytes(out + recv_displs[me], in + send_displs[me], send_bytes[me]);
+  if (send_bytes[me])
+    WEFT_RETURN_IF_ERROR(CopyOn(a, out + recv_displs[me], in + send_displs[me], send_bytes[me]));
   const int64_t tag = c.NextInternalTag();
   // Pairwise: at step s talk to me+s and me-s, so each link carries one message per step.
   for (int32_t s = 1; s < n; ++s) {
@@ -142,7 +177,7 @@ Status Barrier(Communicator& c, const OpArgs& a) {
   char out = 1, in = 0;
   for (int32_t k = 1; k < n; k <<= 1) {
     const auto [to, from] = collective_math::PairwisePartners(me, k, n);
-    WEFT_RETURN_IF_ERROR(Exchange(c, &out, 1, to, &in, 1, from, tag, a));
+    WEFT_RETURN_IF_ERROR(Exchange(c, &out, 1, to, &in, 1, from, tag, a.ForHostMemory()));
   }
   return Status::Ok();
 }

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "backends/nccl/cuda_abi.hpp"
 #include "backends/nccl/dynamic_library.hpp"
+#include "device/cuda/cuda_abi.hpp"
 
 namespace weft::backends::nccl_plugin {
 

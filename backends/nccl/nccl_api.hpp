@@ -7,9 +7,9 @@
 #include <memory>
 #include <string>
 
-#include "backends/nccl/cuda_abi.hpp"
 #include "backends/nccl/dynamic_library.hpp"
 #include "backends/nccl/nccl_abi.hpp"
+#include "device/cuda/cuda_abi.hpp"
 
 namespace weft::backends::nccl_plugin {
 

@@ -250,7 +250,8 @@ Status CrossExecutor::CheckSamePlan(const GroupFn& groups, const backends::OpArg
   if ((!in_src_ && !in_dst_) || group_.size() == 1) return Status::Ok();
   WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, groups(group_));
   uint64_t v[2] = {fingerprint_, ~fingerprint_};  // max(h) and ~min(h), as Executor does
-  WEFT_RETURN_IF_ERROR(comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args));
+  WEFT_RETURN_IF_ERROR(
+      comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args.ForHostMemory()));
   if (v[0] != fingerprint_ || v[1] != ~fingerprint_)
     return InvalidUsage(
         "the ranks of the two meshes built different cross-mesh redistribute plans; every rank "

@@ -47,7 +47,8 @@ Status Executor::CheckSamePlan(const GroupFn& groups, const backends::OpArgs& ar
   WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, groups(ranks));
   // max(h) and max(~h) = ~min(h): all equal iff both come back unchanged.
   uint64_t v[2] = {fingerprint_, ~fingerprint_};
-  WEFT_RETURN_IF_ERROR(comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args));
+  WEFT_RETURN_IF_ERROR(
+      comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args.ForHostMemory()));
   if (v[0] != fingerprint_ || v[1] != ~fingerprint_)
     return InvalidUsage(
         "the ranks of the mesh built different redistribute plans (their src/dst layouts or "

@@ -84,7 +84,8 @@ Status BatchExecutor::CheckSamePlan(const GroupFn& groups, const backends::OpArg
   for (int64_t i = 0; i < mesh.size(); ++i) ranks[static_cast<size_t>(i)] = mesh.RankAtIndex(i);
   WEFT_ASSIGN_OR_RETURN(backends::Communicator * comm, groups(ranks));
   uint64_t v[2] = {fingerprint_, ~fingerprint_};  // max(h) and ~min(h), as Executor does
-  WEFT_RETURN_IF_ERROR(comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args));
+  WEFT_RETURN_IF_ERROR(
+      comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, args.ForHostMemory()));
   if (v[0] != fingerprint_ || v[1] != ~fingerprint_)
     return InvalidUsage(
         "the ranks of the mesh built different batched redistribute plans (their layout pairs "

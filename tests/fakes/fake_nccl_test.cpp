@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/nccl/cuda_abi.hpp"
 #include "backends/nccl/nccl_abi.hpp"
+#include "device/cuda/cuda_abi.hpp"
 
 extern "C" {
 cudaError_t cudaGetDeviceCount(int*);

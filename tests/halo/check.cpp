@@ -1,4 +1,5 @@
 #include "check.hpp"
+#include "tests/support/device_buffers.hpp"
 
 #include <cstring>
 #include <sstream>
@@ -121,6 +122,7 @@ std::unique_ptr<Block> RunExchange(Setup& s, const DataFn& data, bool inplace) {
   const weft_status_t st =
       inplace ? weft_halo_exchange_inplace(s.plan.p, &padded->t, nullptr, nullptr, nullptr)
               : weft_halo_exchange(s.plan.p, &local.t, &padded->t, nullptr, nullptr, nullptr);
+  weft::test::SyncDevice();  // device buffers: "complete" meant enqueued
   EXPECT_EQ(st, WEFT_OK) << (inplace ? "in-place " : "") << "exchange: " << weft_last_error()
                          << " | " << s.c.Name();
   EXPECT_TRUE(local.mem == before) << "exchange modified its input | " << s.c.Name();
@@ -129,6 +131,7 @@ std::unique_ptr<Block> RunExchange(Setup& s, const DataFn& data, bool inplace) {
 }
 
 void CheckPadded(Setup& s, Block& padded, const DataFn& data, bool inplace) {
+  weft::test::SyncDevice();  // device buffers: what was enqueued has run
   const Type& t = *s.type;
   int64_t bad = 0;
   ForEachIndex(padded.shape, [&](const std::vector<int64_t>& i) {
@@ -178,6 +181,7 @@ std::unique_ptr<Block> RunAccumulate(Setup& s, const DataFn& y, int32_t add, con
   });
   const weft_status_t st =
       weft_halo_accumulate(s.plan.p, &grad_in.t, &out->t, add, nullptr, nullptr, nullptr);
+  weft::test::SyncDevice();
   EXPECT_EQ(st, WEFT_OK) << "accumulate(add=" << add << "): " << weft_last_error() << " | "
                          << s.c.Name();
   EXPECT_TRUE(grad_in.mem == before) << "accumulate modified its input | " << s.c.Name();
@@ -208,6 +212,7 @@ std::vector<double> ExpectedGrad(const Setup& s, const DataFn& y, int32_t add, c
 }
 
 void CheckGrad(Setup& s, Block& grad, const DataFn& y, int32_t add, const DataFn& z) {
+  weft::test::SyncDevice();
   const std::vector<double> want = ExpectedGrad(s, y, add, z);
   const Type& t = *s.type;
   int64_t bad = 0;

@@ -1,4 +1,5 @@
 #include "harness.hpp"
+#include "tests/support/device_buffers.hpp"
 
 #include <cstring>
 
@@ -74,13 +75,15 @@ Block::Block(const std::vector<int64_t>& shp, const Type& type, Style style)
   }
   mem.assign(static_cast<size_t>(span * bytes + 1), kGuard);
   t = DLTensor{mem.data(),
-               {kDLCPU, 0},
+               weft::test::BufferDevice(),
                static_cast<int32_t>(nd),
                type.dl,
                shape.data(),
                strides.data(),
                static_cast<uint64_t>(offset * bytes)};
 }
+
+Block::~Block() { weft::test::SyncDevice(); }
 
 char* Block::At(const std::vector<int64_t>& idx) {
   int64_t e = 0;

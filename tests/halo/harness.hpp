@@ -52,6 +52,8 @@ struct Block {
   int bytes = 1;
   DLTensor t{};
   Block(const std::vector<int64_t>& shape, const Type& type, Style style);
+  // Device buffers (tests/support/device_buffers.hpp): the memory outlives the work queued on it.
+  ~Block();
   Block(const Block&) = delete;
   Block& operator=(const Block&) = delete;
   char* At(const std::vector<int64_t>& idx);

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "harness.hpp"
+#include "tests/support/device_buffers.hpp"
 
 namespace redist {
 namespace {
@@ -57,6 +58,7 @@ void FillX(Local& b, const Type& t, const std::vector<int64_t>& global, bool exa
 
 void ExpectX(Local& b, const Type& t, const std::vector<int64_t>& global, bool exact,
              const std::string& what) {
+  weft::test::SyncDevice();  // device buffers: what was enqueued has run
   int64_t bad = 0;
   ForEachElement(b, global, [&](char* p, int64_t L) {
     const std::vector<char> x = X(t, L, exact);

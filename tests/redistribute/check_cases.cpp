@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "tests/support/device_buffers.hpp"
 
 namespace redist {
 namespace {
@@ -147,6 +148,7 @@ TEST(Conjugates, ReplicateToPartialSumKeepsExactValues) {
   auto* x = reinterpret_cast<float*>(in.mem.data());
   for (int i = 0; i < 6; ++i) x[i] = i == 2 ? -0.0f : float(i) + 0.5f;
   WEFT_OK_OR_FAIL(weft_redistribute(src.l, &in.t, dst.l, &out.t, nullptr, nullptr, nullptr));
+  weft::test::SyncDevice();
   const auto* y = reinterpret_cast<const float*>(out.mem.data());
   for (int i = 0; i < 6; ++i) {
     if (w.rank == 0) {

@@ -1,4 +1,5 @@
 #include "harness.hpp"
+#include "tests/support/device_buffers.hpp"
 
 #include <cstring>
 #include <sstream>
@@ -84,14 +85,11 @@ Local::Local(const Layout& layout, const Type& type, int32_t rank, bool transpos
     s *= shape[d];
   }
   mem.assign(static_cast<size_t>(numel() * type.bytes() + byte_offset), char(0x5a));
-  t = DLTensor{mem.data(),
-               {kDLCPU, 0},
-               nd,
-               type.dl,
-               shape.data(),
-               strides.data(),
-               static_cast<uint64_t>(byte_offset)};
+  t = DLTensor{mem.data(),     weft::test::BufferDevice(),        nd, type.dl, shape.data(),
+               strides.data(), static_cast<uint64_t>(byte_offset)};
 }
+
+Local::~Local() { weft::test::SyncDevice(); }
 
 char* Local::At(const std::vector<int64_t>& idx) {
   int64_t e = 0;
@@ -145,6 +143,7 @@ void Fill(Local& in, const Layout& layout, const Type& t, const Mesh& mesh,
 
 void Check(Local& out, const Type& t, const std::vector<int64_t>& global, int iter,
            const std::string& what) {
+  weft::test::SyncDevice();  // device buffers: what was enqueued has run
   int64_t bad = 0;
   ForEach(out.shape, out.offset, global, [&](const std::vector<int64_t>& idx, int64_t L) {
     const std::vector<char> want = conformance::EncodeOne(t, Value(t, L, iter));
@@ -181,6 +180,7 @@ void RunPair(const PairSpec& spec) {
       WEFT_OK_OR_FAIL(weft_work_wait(work, -1));
       WEFT_OK_OR_FAIL(weft_work_release(work));
     }
+    weft::test::SyncDevice();  // device buffers: "complete" meant enqueued
     bool partial = false;
     std::vector<std::string> reduced = spec.dst;
     for (auto& p : reduced)
@@ -194,6 +194,7 @@ void RunPair(const PairSpec& spec) {
     ASSERT_EQ(full.status, WEFT_OK) << weft_last_error();
     Local back(full, t, w.rank);
     WEFT_OK_OR_FAIL(weft_redistribute(dst.l, &out.t, full.l, &back.t, nullptr, nullptr, nullptr));
+    weft::test::SyncDevice();
     Check(back, t, spec.shape, iter, what + " (reduced)");
   }
 }

@@ -31,6 +31,10 @@ struct Local {
   DLTensor t{};
   Local(const Layout& layout, const Type& type, int32_t rank, bool transposed = false,
         int64_t byte_offset = 0);
+  // Device buffers (tests/support/device_buffers.hpp): the memory outlives the work queued on it.
+  ~Local();
+  Local(const Local&) = delete;
+  Local& operator=(const Local&) = delete;
   // Address of the element at local index `idx`.
   char* At(const std::vector<int64_t>& idx);
   int64_t numel() const;

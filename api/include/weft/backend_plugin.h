@@ -24,6 +24,9 @@
  *    1.2) so that every backend rounds identically.
  *  - A function pointer may be NULL (or its capability bit clear): the host then composes
  *    the op from the plugin's send/recv. send, recv, request_* and comm_* are mandatory.
+ *    A reduction (allreduce, reduce_scatter, reduce_scatterv) may also decline one call by
+ *    returning WEFT_ERR_UNSUPPORTED for a (dtype, op) it cannot reduce exactly, on memory it
+ *    takes: the host then composes that call (ABI 1.3; NCCL lacks int16, uint16, complex prod).
  *  - Errors: return a negative weft_status_t after calling host->set_error(host_data, msg)
  *    with a message naming the peer or argument. A dead peer is WEFT_ERR_PEER_FAILURE, a
  *    passed deadline WEFT_ERR_TIMEOUT, an abort WEFT_ERR_ABORTED. CPU backends return

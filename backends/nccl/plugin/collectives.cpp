@@ -6,7 +6,6 @@
 
 #include "backends/nccl/plugin/comm.hpp"
 #include "backends/nccl/plugin/dtype.hpp"
-#include "backends/nccl/plugin/fold.hpp"
 #include "backends/nccl/plugin/group.hpp"
 #include "backends/nccl/plugin/launch.hpp"
 #include "backends/nccl/plugin/ops.hpp"
@@ -39,6 +38,14 @@ weft_status_t Extent(const Launch& l, int32_t n, const uint64_t* counts, const u
   return WEFT_OK;
 }
 
+// A reduction NCCL cannot do exactly (dtype.hpp): declined, so that the host composes it from
+// point-to-point and its device operations (backend_plugin.h, ABI 1.3).
+weft_status_t Decline(const Launch& l, DLDataType t, int32_t op) {
+  return l.Fail(WEFT_ERR_UNSUPPORTED, "NCCL has no exact reduction " + std::to_string(op) +
+                                          " for dtype (code " + std::to_string(t.code) + ", " +
+                                          std::to_string(t.bits) + " bits)");
+}
+
 }  // namespace
 
 weft_status_t Allreduce(weft_bk_comm_t* c, const void* send, void* recv, uint64_t count,
@@ -49,7 +56,7 @@ weft_status_t Allreduce(weft_bk_comm_t* c, const void* send, void* recv, uint64_
   NCCL_RETURN_IF(Bytes(*l, send, count, t, "allreduce send", &bytes));
   NCCL_RETURN_IF(Bytes(*l, recv, count, t, "allreduce recv", &bytes));
   NcclReduction m;
-  if (!MapReduction(t, op, &m)) return FoldAllreduce(*l, send, recv, count, t, op, req);
+  if (!MapReduction(t, op, &m)) return Decline(*l, t, op);
   l->staging.In(send, bytes);
   l->staging.Out(recv, bytes);
   return Run(*l, req, [&]() -> weft_status_t {
@@ -126,10 +133,7 @@ weft_status_t ReduceScatter(weft_bk_comm_t* c, const void* send, void* recv, uin
   if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(n), &all))
     return l->Fail(WEFT_ERR_INVALID_ARGUMENT, "reduce_scatter: the send bytes overflow 64 bits");
   NcclReduction m;
-  if (!MapReduction(t, op, &m)) {
-    const std::vector<uint64_t> counts(static_cast<size_t>(n), count);
-    return FoldReduceScatterv(*l, send, recv, counts.data(), t, op, req);
-  }
+  if (!MapReduction(t, op, &m)) return Decline(*l, t, op);
   l->staging.In(send, all);
   l->staging.Out(recv, bytes);
   return Run(*l, req, [&]() -> weft_status_t {
@@ -158,7 +162,7 @@ weft_status_t ReduceScatterv(weft_bk_comm_t* c, const void* send, void* recv,
   NCCL_RETURN_IF(Extent(*l, n, counts, displs.data(), item, "reduce_scatterv send", &all));
   NCCL_RETURN_IF(Bytes(*l, recv, counts[me], t, "reduce_scatterv recv", &bytes));
   NcclReduction m;
-  if (!MapReduction(t, op, &m)) return FoldReduceScatterv(*l, send, recv, counts, t, op, req);
+  if (!MapReduction(t, op, &m)) return Decline(*l, t, op);
   l->staging.In(send, all);
   l->staging.Out(recv, bytes);
   const char* in = static_cast<const char*>(send);

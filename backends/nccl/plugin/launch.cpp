@@ -9,7 +9,9 @@ Launch::Launch(Comm& c, const weft_bk_op_t& a, bool on_host)
     : comm(c),
       args(a),
       host(on_host),
-      stream(on_host || a.stream == nullptr ? c.own_stream() : static_cast<cudaStream_t>(a.stream)),
+      // Device buffers: the caller's stream, NULL being the legacy default stream, which the
+      // caller's own work on them (the device operations' copies) is ordered on too.
+      stream(on_host ? c.own_stream() : static_cast<cudaStream_t>(a.stream)),
       deadline(plugin_kit::Deadline::FromTimeoutMs(a.timeout_ms)),
       staging(c, on_host) {}
 

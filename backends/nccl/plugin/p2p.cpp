@@ -39,8 +39,9 @@ weft_status_t P2pBatch::Flush(Comm& c) {
   return Issue(c, group);
 }
 
-// One NCCL group (with messages to oneself copied) on the stream of the first message that
-// names one, else the communicator's own; host buffers staged.
+// One NCCL group (with messages to oneself copied) on the caller's stream of the first message
+// on device memory (NULL: the legacy default stream), else the communicator's own; host
+// buffers staged.
 weft_status_t P2pBatch::Issue(Comm& c, std::vector<Message>& group) {
   if (group.empty()) return WEFT_OK;
   weft_bk_op_t args{};
@@ -49,8 +50,8 @@ weft_status_t P2pBatch::Issue(Comm& c, std::vector<Message>& group) {
   args.timeout_ms = group.front().deadline.RemainingMs();
   Launch l(c, args, true);
   for (const Message& m : group) {
-    if (!m.host && m.stream) {
-      l.stream = m.stream;
+    if (!m.host) {
+      l.stream = m.stream;  // NULL: the legacy default stream
       break;
     }
   }

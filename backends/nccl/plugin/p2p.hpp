@@ -20,8 +20,8 @@
 
 #include <weft/backend_plugin.h>
 
-#include "backends/nccl/cuda_abi.hpp"
 #include "common/plugin_kit/deadline.hpp"
+#include "device/cuda/cuda_abi.hpp"
 
 namespace weft::backends::nccl_plugin {
 

@@ -3,6 +3,8 @@
 // branch-free selects so that the loops in reduce_loops.hpp vectorize.
 #pragma once
 
+#include "device/hd.hpp"
+
 #include <cstdint>
 #include <type_traits>
 
@@ -26,7 +28,7 @@ using WrapType =
 
 template <class T>
 struct SumFn : OneLane<T> {
-  static T Apply(T a, T b) {
+  WEFT_HD static T Apply(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
       return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
     } else {
@@ -37,7 +39,7 @@ struct SumFn : OneLane<T> {
 
 template <class T>
 struct ProdFn : OneLane<T> {
-  static T Apply(T a, T b) {
+  WEFT_HD static T Apply(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
       return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
     } else {
@@ -51,7 +53,7 @@ struct ProdFn : OneLane<T> {
 // arithmetic `tie` gives +0.0 for max(-0, +0), -0.0 for min, and NaN when either is NaN.
 template <class T>
 struct MaxFn : OneLane<T> {
-  static T Apply(T a, T b) {
+  WEFT_HD static T Apply(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
       return a > b ? a : b;
     } else {
@@ -63,7 +65,7 @@ struct MaxFn : OneLane<T> {
 
 template <class T>
 struct MinFn : OneLane<T> {
-  static T Apply(T a, T b) {
+  WEFT_HD static T Apply(T a, T b) {
     if constexpr (std::is_integral_v<T>) {
       return a < b ? a : b;
     } else {
@@ -75,25 +77,27 @@ struct MinFn : OneLane<T> {
 
 // bool: any non-zero byte is true; results are 0 or 1.
 struct OrFn : OneLane<uint8_t> {
-  static uint8_t Apply(uint8_t a, uint8_t b) { return static_cast<uint8_t>((a | b) != 0); }
+  WEFT_HD static uint8_t Apply(uint8_t a, uint8_t b) { return static_cast<uint8_t>((a | b) != 0); }
 };
 struct AndFn : OneLane<uint8_t> {
-  static uint8_t Apply(uint8_t a, uint8_t b) { return static_cast<uint8_t>((a != 0) & (b != 0)); }
+  WEFT_HD static uint8_t Apply(uint8_t a, uint8_t b) {
+    return static_cast<uint8_t>((a != 0) & (b != 0));
+  }
 };
 
 struct HalfCodec {
-  static float Widen(uint16_t v) { return HalfToFloat(v); }
-  static uint16_t Narrow(float f) { return FloatToHalf(f); }
+  WEFT_HD static float Widen(uint16_t v) { return HalfToFloat(v); }
+  WEFT_HD static uint16_t Narrow(float f) { return FloatToHalf(f); }
 };
 struct Bfloat16Codec {
-  static float Widen(uint16_t v) { return Bfloat16ToFloat(v); }
-  static uint16_t Narrow(float f) { return FloatToBfloat16(f); }
+  WEFT_HD static float Widen(uint16_t v) { return Bfloat16ToFloat(v); }
+  WEFT_HD static uint16_t Narrow(float f) { return FloatToBfloat16(f); }
 };
 
 // A 16-bit floating type computed in float32 and rounded once.
 template <class Codec, template <class> class Fn>
 struct Via32Fn : OneLane<uint16_t> {
-  static uint16_t Apply(uint16_t a, uint16_t b) {
+  WEFT_HD static uint16_t Apply(uint16_t a, uint16_t b) {
     return Codec::Narrow(Fn<float>::Apply(Codec::Widen(a), Codec::Widen(b)));
   }
 };
@@ -110,7 +114,7 @@ struct ComplexProdFn {
   using Lane = T;
   using Value = Complex<T>;
   static constexpr int kLanes = 2;
-  static Value Apply(Value x, Value y) {
+  WEFT_HD static Value Apply(Value x, Value y) {
     return {x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re};
   }
 };

@@ -6,6 +6,8 @@
 // -ffast-math, no flush-to-zero), which is how every Weft target is built.
 #pragma once
 
+#include "device/hd.hpp"
+
 #include <bit>
 #include <cstdint>
 
@@ -16,7 +18,7 @@ inline constexpr uint32_t kF32Inf = 0x7f800000u;
 
 // binary16 -> float32 is exact. Subnormal halves become normal floats: the mantissa is placed
 // under the exponent of 2^-14 and 2^-14 is subtracted, which is exact in float32.
-inline float HalfToFloat(uint16_t h) {
+WEFT_HD inline float HalfToFloat(uint16_t h) {
   constexpr uint32_t kExpMask = 0x7c00u << 13;  // half exponent field, shifted into place
   constexpr uint32_t kRebias = (127 - 15) << 23;
   const uint32_t shifted = static_cast<uint32_t>(h & 0x7fff) << 13;
@@ -31,7 +33,7 @@ inline float HalfToFloat(uint16_t h) {
 
 // float32 -> binary16, round-to-nearest-even; >= 65520 rounds to inf; NaN stays NaN, quieted,
 // with the top payload bits kept.
-inline uint16_t FloatToHalf(float f) {
+WEFT_HD inline uint16_t FloatToHalf(float f) {
   const uint32_t bits = std::bit_cast<uint32_t>(f);
   const uint32_t sign = bits & kF32SignMask;
   const uint32_t mag = bits ^ sign;
@@ -50,13 +52,13 @@ inline uint16_t FloatToHalf(float f) {
 }
 
 // bfloat16 is the top half of a float32: widening is a shift.
-inline float Bfloat16ToFloat(uint16_t b) {
+WEFT_HD inline float Bfloat16ToFloat(uint16_t b) {
   return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
 }
 
 // float32 -> bfloat16, round-to-nearest-even (overflow carries into inf); NaN stays NaN with
 // the quiet bit set, since truncating a signaling NaN's payload could turn it into inf.
-inline uint16_t FloatToBfloat16(float f) {
+WEFT_HD inline uint16_t FloatToBfloat16(float f) {
   const uint32_t bits = std::bit_cast<uint32_t>(f);
   const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
   const uint32_t nan = (bits >> 16) | 0x40u;

@@ -72,7 +72,8 @@ Status CheckSameHalo(const HaloPlan& p, backends::Communicator* comm, const back
   if (!comm) return Status::Ok();
   // max(h) and max(~h) = ~min(h): all equal iff both come back unchanged.
   uint64_t v[2] = {p.fingerprint(), ~p.fingerprint()};
-  WEFT_RETURN_IF_ERROR(comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, a));
+  WEFT_RETURN_IF_ERROR(
+      comm->Allreduce(v, v, 2, DType{kCodeUInt, 64, 1}, ReduceOp::kMax, a.ForHostMemory()));
   if (v[0] != p.fingerprint() || v[1] != ~p.fingerprint())
     return InvalidUsage(
         "the ranks of the mesh built different halo plans (their layouts or descriptors "

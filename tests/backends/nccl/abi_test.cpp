@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
-#include "backends/nccl/cuda_types.hpp"
 #include "backends/nccl/nccl_types.hpp"
+#include "device/cuda/cuda_types.hpp"
 
 #ifdef WEFT_HAVE_REAL_NCCL_H
 #include <driver_types.h>

@@ -12,31 +12,19 @@
 
 #include "device/element.hpp"
 #include "device/host/host_ops.hpp"
-#include "tests/device/host/random_regions.hpp"
 #include "tests/device/host/reduce/reference.hpp"
 #include "tests/device/host/reduce/reference_ops.hpp"
+#include "tests/device/host/reduce_operands.hpp"
 
 namespace weft::device::host::test {
 namespace {
 
 const Target kHost{};
 
-// Random elements of t over the whole buffer, cells item-aligned (no skew).
-Operand PlaceElements(const TestShape& s, DType t, bool repeat, bool compact, std::mt19937_64& g) {
-  Operand o = Place(s, ItemSize(t), repeat, compact, g);
-  o.mem.resize(o.mem.size() - static_cast<size_t>(o.skew));  // whole items
-  o.skew = 0;
-  const auto n = static_cast<uint64_t>(o.mem.size()) / static_cast<uint64_t>(o.item);
-  const std::vector<unsigned char> e = RandomElements(t, n, g);
-  std::memcpy(o.mem.data(), e.data(), e.size());
-  return o;
-}
-
 class HostReduce : public testing::TestWithParam<OpCase> {};
 
 TEST_P(HostReduce, RandomRegionsMatchSequentialReference) {
   const OpCase c = GetParam();
-  const int64_t item = ItemSize(c.t);
   std::mt19937_64 g(static_cast<uint64_t>(c.t.code) * 131 + c.t.bits * 7 +
                     static_cast<uint64_t>(c.op));
   for (int n = 0; n < 60; ++n) {
@@ -44,23 +32,9 @@ TEST_P(HostReduce, RandomRegionsMatchSequentialReference) {
     const bool compact = n % 4 == 0;
     Operand io = PlaceElements(s, c.t, /*repeat=*/!compact && n % 2 == 1, compact, g);
     Operand in = PlaceElements(s, c.t, /*repeat=*/!compact, compact, g);
-    // The reference: op applied cell by cell in row-major order of the index.
-    std::vector<char> want = io.mem;
-    unsigned char out[16];
-    for (int64_t i = 0; i < s.Volume(); ++i) {
-      auto* at = reinterpret_cast<unsigned char*>(want.data() + CellByte(io, s, i));
-      RefElement(c.t, c.op, at,
-                 reinterpret_cast<const unsigned char*>(in.mem.data() + CellByte(in, s, i)), out);
-      std::memcpy(at, out, static_cast<size_t>(item));
-    }
+    const std::vector<char> want = ReferenceReduce(c, io, in, s);
     ASSERT_TRUE(HostOps::Get().Reduce(kHost, c.t, c.op, RegionOf(io), RegionOf(in), s.view()).ok());
-    for (size_t b = 0; b < want.size(); b += static_cast<size_t>(item)) {
-      const auto* got = reinterpret_cast<const unsigned char*>(io.mem.data() + b);
-      const auto* exp = reinterpret_cast<const unsigned char*>(want.data() + b);
-      ASSERT_TRUE(SameElement(c.t, got, exp))
-          << CaseName(c) << " case " << n << " byte " << b << ": got " << ElementHex(c.t, got)
-          << ", want " << ElementHex(c.t, exp);
-    }
+    ASSERT_TRUE(SameElements(c.t, io.mem, want)) << CaseName(c) << " case " << n;
   }
 }
 

@@ -1,7 +1,7 @@
 // A fake CUDA runtime for machines without a GPU: "device" memory is host memory the fake
 // keeps a table of, a stream is an ordered queue of host work run by a thread of its own, an
 // event marks a position in a stream's queue. It implements the declarations of
-// backends/nccl/cuda_abi.hpp with the runtime's semantics, so that the NCCL plugin and the
+// device/cuda/cuda_abi.hpp with the runtime's semantics, so that the NCCL plugin and the
 // device operations run unchanged against it (and the fake NCCL enqueues its operations with
 // cudaLaunchHostFunc, as a host-side library would on the real runtime).
 //
@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "backends/nccl/cuda_abi.hpp"
+#include "device/cuda/cuda_abi.hpp"
 
 using namespace weft::cuda;  // NOLINT: the runtime's values
 
@@ -251,6 +251,23 @@ __attribute__((visibility("default"))) cudaError_t cudaStreamQuery(cudaStream_t 
   cudaStream_t st = Resolve(s);
   std::lock_guard<std::mutex> lock(st->mu);
   return st->completed >= st->enqueued ? kSuccess : kErrorNotReady;
+}
+
+// Stream-ordered allocation: the memory is usable by work queued on the stream after the call
+// (here at once, which is a valid ordering); freeing waits for the work queued before it.
+__attribute__((visibility("default"))) cudaError_t cudaMallocAsync(void** ptr, size_t bytes,
+                                                                   cudaStream_t) {
+  return cudaMalloc(ptr, bytes);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaFreeAsync(void* ptr, cudaStream_t s) {
+  if (!ptr) return kSuccess;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mu);
+    if (Allocations().count(reinterpret_cast<uintptr_t>(ptr)) == 0) return Fail(kErrorInvalidValue);
+  }
+  Resolve(s)->Enqueue([ptr] { cudaFree(ptr); });
+  return kSuccess;
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaDeviceSynchronize() {

@@ -19,8 +19,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/nccl/cuda_abi.hpp"
 #include "backends/nccl/nccl_abi.hpp"
+#include "device/cuda/cuda_abi.hpp"
 #include "tests/fakes/nccl/mesh.hpp"
 
 namespace weft::fake_nccl {

@@ -4,7 +4,7 @@
 // implements the same declarations. Values and layouts: cuda_types.hpp.
 #pragma once
 
-#include "backends/nccl/cuda_types.hpp"
+#include "device/cuda/cuda_types.hpp"
 
 extern "C" {
 
