@@ -19,8 +19,9 @@
 #   5. the CUDA device operations' kernels on the GPU against the references of their tests
 #      (device_cuda_ops_test), and their host build with redistribute on device buffers on the
 #      fakes.
+#   6. collbench -d cuda --raw nccl: Weft-over-NCCL next to NCCL's own calls, one rank.
 # Still to join (docs/design/nccl.md; listed as not yet built): the suites on real device
-# buffers, collbench -d cuda --raw nccl.
+# buffers.
 # --dry-run: the build and the fake steps only (what a machine without a GPU can run).
 # Prints one summary table; exits 1 if a step that ran failed.
 set -uo pipefail
@@ -108,7 +109,18 @@ step "redistribute, device buffers, fakes" "$LOGS/device_fakes.log" \
   "$RUN" -n 2 --backend nccl "$BUILD/tests/redistribute/weft_redistribute_test" --gtest_brief=1 \
   '--gtest_filter=-TwoD.*:ThreeD.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
 
-for s in "suites on GPU device buffers" "collbench -d cuda --raw nccl"; do
+if [ $DRY -eq 0 ]; then
+  # nccl-tests' columns for Weft-over-NCCL and NCCL alone, one rank on the GPU.
+  step "collbench -d cuda --raw nccl, GPU" "$LOGS/collbench_nccl.log" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda --raw nccl \
+    -op allreduce,allgather,reduce_scatter,broadcast,alltoall -b 8 -e 256M -f 8 -n 20 -w 5
+fi
+step "collbench -d cuda --raw nccl, fakes" "$LOGS/collbench_nccl_fakes.log" \
+  env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
+  WEFT_PLUGIN_PATH="$FAKES" "$RUN" -n 2 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda \
+  --raw nccl -op allreduce,allgather,alltoall -b 8 -e 1M -f 32 -n 5 -w 1
+
+for s in "suites on GPU device buffers"; do
   row "$s" "not yet" "the NCCL plugin's next steps (docs/design/nccl.md)"
 done
 
@@ -131,7 +143,7 @@ fi
 echo
 echo "== gpu-check: $(($(date +%s) - start)) s of ${LIMIT} s, $CORES cores$([ $DRY -eq 1 ] && echo ', dry run')"
 printf '%s\n' "${rows[@]}"
-for f in "$LOGS"/openmpi_*.log "$LOGS"/s0s1_*.log; do
+for f in "$LOGS"/openmpi_*.log "$LOGS"/s0s1_*.log "$LOGS"/collbench_nccl*.log; do
   [ -f "$f" ] || continue
   echo
   echo "-- $(basename "$f")"

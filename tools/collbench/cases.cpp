@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "tools/collbench/device_memory.hpp"
+
 namespace weft::collbench {
 namespace {
 
@@ -97,7 +99,8 @@ double BusFactor(Op op, int32_t n) {
   }
 }
 
-Case::Case(Op op, const Geometry& g, const DType& t, int redop, int32_t nranks, int32_t rank)
+Case::Case(Op op, const Geometry& g, const DType& t, int redop, int32_t nranks, int32_t rank,
+           DeviceMemory* device)
     : op_(op),
       g_(g),
       t_(t),
@@ -105,9 +108,32 @@ Case::Case(Op op, const Geometry& g, const DType& t, int redop, int32_t nranks, 
       nranks_(nranks),
       rank_(rank),
       send_(static_cast<size_t>(g.send_count * t.bytes())),
-      recv_(op == Op::kBroadcast ? 0 : static_cast<size_t>(g.recv_count * t.bytes())) {}
+      recv_(op == Op::kBroadcast ? 0 : static_cast<size_t>(g.recv_count * t.bytes())),
+      device_(device) {
+  if (!device_) return;
+  dsend_ = static_cast<uint8_t*>(device_->Allocate(send_.size()));
+  if (!recv_.empty()) drecv_ = static_cast<uint8_t*>(device_->Allocate(recv_.size()));
+}
+
+Case::~Case() {
+  if (!device_) return;
+  device_->Sync();
+  device_->Free(dsend_);
+  device_->Free(drecv_);
+}
+
+void Case::Sync() {
+  if (device_) device_->Sync();
+}
 
 void Case::Fill() {
+  FillHost();
+  if (!device_) return;
+  device_->Upload(dsend_, send_.data(), send_.size());
+  if (drecv_) device_->Upload(drecv_, recv_.data(), recv_.size());
+}
+
+void Case::FillHost() {
   const int64_t item = t_.bytes();
   if (!recv_.empty()) std::memset(recv_.data(), kPoison, recv_.size());  // broadcast: none
   if (OpReduces(op_)) {
@@ -184,7 +210,11 @@ int64_t Case::CountWrongMoved() const {
   return wrong;
 }
 
-int64_t Case::CountWrong() const {
+int64_t Case::CountWrong() {
+  if (device_) {
+    device_->Download(send_.data(), dsend_, send_.size());  // broadcast's output
+    if (drecv_) device_->Download(recv_.data(), drecv_, recv_.size());
+  }
   switch (op_) {
     case Op::kAllreduce:
       return CountWrongReduced(0);

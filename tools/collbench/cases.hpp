@@ -8,6 +8,8 @@
 // sends and receives the same total.
 #pragma once
 
+#include <dlpack/dlpack.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -31,15 +33,25 @@ Geometry MakeGeometry(Op op, int64_t nominal_bytes, const DType& t, int32_t nran
 // nccl-tests' busbw / algbw factor.
 double BusFactor(Op op, int32_t nranks);
 
+class DeviceMemory;
+
 class Case {
  public:
-  Case(Op op, const Geometry& g, const DType& t, int redop, int32_t nranks, int32_t rank);
+  // `device`: the buffers live in CUDA memory (-d cuda), mirrored on the host for Fill and
+  // CountWrong; null: host memory.
+  Case(Op op, const Geometry& g, const DType& t, int redop, int32_t nranks, int32_t rank,
+       DeviceMemory* device = nullptr);
+  ~Case();
+  Case(const Case&) = delete;
+  Case& operator=(const Case&) = delete;
 
   // Writes the inputs from the closed form and poisons the outputs, so a check after one
   // run sees only what that run delivered.
   void Fill();
-  // The number of wrong output elements on this rank.
-  int64_t CountWrong() const;
+  // The number of wrong output elements on this rank (device buffers: copied back first).
+  int64_t CountWrong();
+  // Device buffers: waits until the work enqueued on them has run (a timed iteration's end).
+  void Sync();
 
   Op op() const { return op_; }
   const Geometry& geometry() const { return g_; }
@@ -47,10 +59,13 @@ class Case {
   int redop() const { return redop_; }
   int32_t nranks() const { return nranks_; }
   int32_t rank() const { return rank_; }
-  uint8_t* send() { return send_.data(); }
-  uint8_t* recv() { return recv_.data(); }
+  uint8_t* send() { return dsend_ ? dsend_ : send_.data(); }
+  uint8_t* recv() { return drecv_ ? drecv_ : recv_.data(); }
+  DLDevice device() const { return device_ ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCPU, 0}; }
+  bool on_device() const { return device_ != nullptr; }
 
  private:
+  void FillHost();
   int64_t CountWrongReduced(int64_t first_index) const;
   int64_t CountWrongMoved() const;
 
@@ -60,6 +75,9 @@ class Case {
   int redop_;
   int32_t nranks_, rank_;
   std::vector<uint8_t> send_, recv_;  // broadcast uses send_ as its one buffer
+  DeviceMemory* device_ = nullptr;
+  uint8_t* dsend_ = nullptr;  // the device copies, with -d cuda
+  uint8_t* drecv_ = nullptr;
 };
 
 }  // namespace weft::collbench

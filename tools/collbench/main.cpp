@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "tools/collbench/device_memory.hpp"
 #include "tools/collbench/halo_pattern.hpp"
 #include "tools/collbench/halo_sweep.hpp"
 #include "tools/collbench/options.hpp"
 #include "tools/collbench/pattern.hpp"
 #include "tools/collbench/raw_gloo.hpp"
+#include "tools/collbench/raw_nccl.hpp"
 #include "tools/collbench/redist_sweep.hpp"
 #include "tools/collbench/report.hpp"
 #include "tools/collbench/sweep.hpp"
@@ -45,12 +47,12 @@ std::string BackendName(weft_context_t* ctx) {
 bool RunSweep(weft::collbench::Sweep& sweep, const Options& o, bool print, std::vector<Row>* rows,
               std::string* error) {
   for (Op op : o.ops) {
-    if (print) weft::collbench::PrintHeader(stdout, op, o.raw_gloo);
+    if (print) weft::collbench::PrintHeader(stdout, op, o.raw());
     for (int64_t bytes = o.min_bytes; bytes <= o.max_bytes;) {
       std::optional<Row> row = sweep.Measure(op, bytes, error);
       if (!error->empty()) return false;
       if (row) {
-        if (print) weft::collbench::PrintRow(stdout, *row, o.raw_gloo);
+        if (print) weft::collbench::PrintRow(stdout, *row, o.raw());
         rows->push_back(std::move(*row));
       }
       const auto next = static_cast<int64_t>(static_cast<double>(bytes) * o.factor);
@@ -110,6 +112,36 @@ bool RunHaloPatterns(weft::collbench::HaloSweep& sweep, const Options& o, bool p
   return true;
 }
 
+// What a run measures on and compares with besides Weft on host buffers: device memory
+// (-d cuda) and a raw library (--raw gloo | nccl).
+struct Compared {
+  std::unique_ptr<weft::collbench::DeviceMemory> device;
+  std::unique_ptr<weft::collbench::RawGloo> gloo;
+  std::unique_ptr<weft::collbench::RawNccl> nccl;
+
+  bool Open(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& o,
+            std::string* error) {
+    if (o.device_cuda && !(device = weft::collbench::DeviceMemory::Open(rank, error))) {
+      *error = "-d cuda: " + *error;
+      return false;
+    }
+    if (o.raw_gloo && !(gloo = weft::collbench::RawGloo::Connect(ctx, rank, nranks, error)))
+      return false;
+    return !o.raw_nccl ||
+           (nccl = weft::collbench::RawNccl::Connect(ctx, rank, nranks, device.get(), error));
+  }
+  weft::collbench::Raw* raw() const {
+    return gloo ? static_cast<weft::collbench::Raw*>(gloo.get()) : nccl.get();
+  }
+  // The raw libraries first: NCCL's communicator waits on the device memory's stream.
+  void Close() {
+    nccl.reset();
+    gloo.reset();
+    device.reset();
+  }
+  ~Compared() { Close(); }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -148,18 +180,15 @@ int main(int argc, char** argv) {
   weft_context_world_size(ctx, &nranks);
   weft::collbench::RunInfo info{nranks, BackendName(ctx), &o};
 
-  std::unique_ptr<weft::collbench::RawGloo> raw;
-  if (o.raw_gloo) {
-    raw = weft::collbench::RawGloo::Connect(ctx, rank, nranks, &error);
-    if (!raw) return Fail(ctx, rank, error);
-  }
+  Compared with;
+  if (!with.Open(ctx, rank, nranks, o, &error)) return Fail(ctx, rank, error);
   if (rank == 0) weft::collbench::PrintPreamble(stdout, info);
-  weft::collbench::Sweep sweep(ctx, rank, nranks, o, raw.get());
+  weft::collbench::Sweep sweep(ctx, rank, nranks, o, with.raw(), with.device.get());
   std::vector<Row> rows;
   if ((o.patterns.empty() || o.ops_given) && !RunSweep(sweep, o, rank == 0, &rows, &error)) {
     return Fail(ctx, rank, error);
   }
-  weft::collbench::RedistSweep redist(ctx, rank, nranks, o, raw.get());
+  weft::collbench::RedistSweep redist(ctx, rank, nranks, o, with.gloo.get());
   if (!o.patterns.empty() && !RunPatterns(redist, o, rank == 0, &rows, &error)) {
     return Fail(ctx, rank, error);
   }
@@ -171,7 +200,7 @@ int main(int argc, char** argv) {
   if (rank == 0 && !o.json_path.empty() && !weft::collbench::WriteJson(o.json_path, info, rows)) {
     return Fail(ctx, rank, "cannot write " + o.json_path);
   }
-  raw.reset();
+  with.Close();  // before the context, which they use
   const weft_status_t s = weft_context_destroy(ctx);
   if (s != WEFT_OK) {
     std::fprintf(stderr, "collbench: rank %d: weft_context_destroy: %s\n", rank, weft_last_error());

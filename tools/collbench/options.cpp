@@ -63,6 +63,23 @@ bool ParseInt(const std::string& text, int lo, int* out) {
   return true;
 }
 
+// -d takes a dtype (nccl-tests' meaning) or, as the GPU check spells it, a device; --device
+// only a device.
+bool ApplyDtypeOrDevice(const std::string& flag, const std::string& value, Options* o) {
+  if (value == "cuda" || value == "cpu") {
+    o->device_cuda = value == "cuda";
+    return true;
+  }
+  return flag == "-d" && (o->dtype = FindDType(value)) != nullptr;
+}
+
+// --raw gloo | nccl.
+bool ApplyRaw(const std::string& value, Options* o) {
+  o->raw_gloo = value == "gloo";
+  o->raw_nccl = value == "nccl";
+  return o->raw();
+}
+
 // Applies one option with its value; false when the value is bad.
 bool Apply(const std::string& flag, const std::string& value, Options* o) {
   int n = 0;
@@ -80,7 +97,7 @@ bool Apply(const std::string& flag, const std::string& value, Options* o) {
     o->check = n == 1;
     return true;
   }
-  if (flag == "-d") return (o->dtype = FindDType(value)) != nullptr;
+  if (flag == "-d" || flag == "--device") return ApplyDtypeOrDevice(flag, value, o);
   if (flag == "-o") return (o->redop = ParseRedop(value)) >= 0;
   if (flag == "-op" || flag == "--ops") return o->ops_given = ParseOps(value, &o->ops);
   if (flag == "--pattern") {
@@ -91,10 +108,7 @@ bool Apply(const std::string& flag, const std::string& value, Options* o) {
     return ParsePatterns(value, &patterns, &ignored) && ParseHaloPatterns(value, &halos, &ignored);
   }
   if (flag == "--json") return !(o->json_path = value).empty();
-  if (flag == "--raw") {
-    o->raw_gloo = value == "gloo";  // the only library compared so far
-    return o->raw_gloo;
-  }
+  if (flag == "--raw") return ApplyRaw(value, o);
   return false;
 }
 
@@ -170,6 +184,9 @@ std::string Usage() {
          "  -d DTYPE      " +
          dtypes +
          " (default float32)\n"
+         "  -d cuda | --device cpu|cuda\n"
+         "                the rows' buffers in CUDA memory (the nccl backend; each timed\n"
+         "                iteration ends when the stream has run it); default host memory\n"
          "  -o REDOP      sum, avg, max, min, prod (default sum)\n"
          "  -op LIST      comma-separated: allreduce, allgather, reduce_scatter, alltoall,\n"
          "                broadcast, allgatherv, reduce_scatterv, alltoallv, sendrecv\n"
@@ -185,7 +202,8 @@ std::string Usage() {
          "                (+ the same packing and interior copy); see README.md\n"
          "  --json FILE   write one record per row (rank 0)\n"
          "  --raw gloo    also run each row through Gloo's C++ API directly, same sizes,\n"
-         "                interleaved, and print Weft's busbw over raw Gloo's\n";
+         "                interleaved, and print Weft's busbw over raw Gloo's\n"
+         "  --raw nccl    the same through NCCL's own calls (with -d cuda; WEFT_NCCL_LIBRARY)\n";
 }
 
 }  // namespace weft::collbench

@@ -38,6 +38,9 @@ struct Options {
   std::string patterns;    // --pattern LIST (redistribute and halo items, validated); empty: none
   std::string json_path;   // empty: no JSON
   bool raw_gloo = false;
+  bool raw_nccl = false;     // --raw nccl (needs device_cuda)
+  bool device_cuda = false;  // -d cuda / --device cuda: the rows' buffers in CUDA memory
+  bool raw() const { return raw_gloo || raw_nccl; }
   bool help = false;
 };
 

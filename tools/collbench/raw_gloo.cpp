@@ -107,7 +107,8 @@ std::unique_ptr<RawGloo> RawGloo::Connect(weft_context_t* ctx, int32_t rank, int
   return raw;
 }
 
-bool RawGloo::Supports(const Case& c) {
+bool RawGloo::Supports(const Case& c) const {
+  if (c.on_device()) return false;  // Gloo's collectives take host memory
   switch (c.op()) {
     case Op::kAllgather:
     case Op::kBroadcast:
@@ -121,7 +122,7 @@ bool RawGloo::Supports(const Case& c) {
   }
 }
 
-const char* RawGloo::Describe(Op op) {
+const char* RawGloo::Describe(Op op) const {
   return op == Op::kReduceScatter ? "gloo allreduce + own block (PyTorch's emulation)" : "gloo";
 }
 

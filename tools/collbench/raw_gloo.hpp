@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/collbench/cases.hpp"
+#include "tools/collbench/raw.hpp"
 
 namespace gloo {
 class Context;
@@ -18,7 +19,7 @@ class Context;
 
 namespace weft::collbench {
 
-class RawGloo {
+class RawGloo : public Raw {
  public:
   // Connects a Gloo full mesh over TCP on 127.0.0.1 (weftrun is single-node). The ranks meet
   // through a gloo::rendezvous::FileStore in a fresh directory that rank 0 creates and
@@ -31,14 +32,14 @@ class RawGloo {
   // reduce_scatter emulated the way PyTorch's Gloo process group does it (all-reduce of the
   // whole input, then keep the own block). Reductions need a dtype with a C++ type and
   // sum/prod/max/min.
-  static bool Supports(const Case& c);
-  static const char* Describe(Op op);
+  bool Supports(const Case& c) const override;
+  const char* Describe(Op op) const override;
 
   explicit RawGloo(std::shared_ptr<::gloo::Context> context) : context_(std::move(context)) {}
 
   // Runs the row once; throws Gloo's exceptions.
-  void Run(Case& c);
-  void Barrier();
+  void Run(Case& c) override;
+  void Barrier() override;
 
  private:
   uint32_t NextTag() { return tag_++; }

@@ -8,8 +8,8 @@ std::unique_ptr<RawGloo> RawGloo::Connect(weft_context_t*, int32_t, int32_t, std
   return nullptr;
 }
 
-bool RawGloo::Supports(const Case&) { return false; }
-const char* RawGloo::Describe(Op) { return "gloo"; }
+bool RawGloo::Supports(const Case&) const { return false; }
+const char* RawGloo::Describe(Op) const { return "gloo"; }
 void RawGloo::Run(Case&) {}
 void RawGloo::Barrier() {}
 

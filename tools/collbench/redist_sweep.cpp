@@ -59,7 +59,7 @@ std::unique_ptr<Reference> MakeReference(weft_context_t* ctx, RawGloo* raw_gloo,
   const Geometry g = MakeGeometry(r->op, r->nominal_bytes, f32, nranks, rank);
   if (g.count <= 0) return nullptr;
   auto c = std::make_unique<Case>(r->op, g, f32, r->redop, nranks, rank);
-  RawGloo* raw = raw_gloo != nullptr && RawGloo::Supports(*c) ? raw_gloo : nullptr;
+  RawGloo* raw = raw_gloo != nullptr && raw_gloo->Supports(*c) ? raw_gloo : nullptr;
   return std::make_unique<Reference>(ctx, raw, std::move(c));
 }
 

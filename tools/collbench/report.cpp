@@ -84,10 +84,13 @@ void PrintPreamble(std::FILE* out, const RunInfo& info) {
   const Options& o = *info.options;
   std::fprintf(out,
                "# collbench: %d ranks, backend %s, minBytes %lld maxBytes %lld step %g, "
-               "warmup %d, iters %d, check %d%s\n",
+               "warmup %d, iters %d, check %d, %s buffers%s\n",
                info.ranks, info.backend.c_str(), static_cast<long long>(o.min_bytes),
                static_cast<long long>(o.max_bytes), o.factor, o.warmup, o.iters, o.check ? 1 : 0,
-               o.raw_gloo ? ", raw gloo in the same run (interleaved)" : "");
+               o.device_cuda ? "CUDA" : "host",
+               o.raw_gloo   ? ", raw gloo in the same run (interleaved)"
+               : o.raw_nccl ? ", raw nccl in the same run (interleaved)"
+                            : "");
   std::fprintf(out,
                "# time: median over iterations of the max over ranks; algbw = size/time; "
                "busbw = algbw x factor\n");

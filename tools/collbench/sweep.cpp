@@ -36,7 +36,7 @@ bool Sweep::SumOverRanks(int64_t* value, std::string* error) {
   return s == WEFT_OK;
 }
 
-bool Sweep::Time(Case& c, RawGloo* raw, std::vector<double>* weft_s, std::vector<double>* raw_s,
+bool Sweep::Time(Case& c, Raw* raw, std::vector<double>* weft_s, std::vector<double>* raw_s,
                  std::string* error) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < options_.warmup + options_.iters; ++i) {
@@ -51,6 +51,7 @@ bool Sweep::Time(Case& c, RawGloo* raw, std::vector<double>* weft_s, std::vector
       *error = WeftError(OpName(c.op()), s);
       return false;
     }
+    c.Sync();  // device buffers: complete means run, not enqueued
     if (timed) weft_s->push_back(Seconds(t0, Clock::now()));
     if (raw == nullptr) continue;
     raw->Barrier();
@@ -61,8 +62,7 @@ bool Sweep::Time(Case& c, RawGloo* raw, std::vector<double>* weft_s, std::vector
   return true;
 }
 
-bool Sweep::Check(Case& c, RawGloo* raw, int64_t* weft_wrong, int64_t* raw_wrong,
-                  std::string* error) {
+bool Sweep::Check(Case& c, Raw* raw, int64_t* weft_wrong, int64_t* raw_wrong, std::string* error) {
   *weft_wrong = *raw_wrong = -1;
   if (!options_.check) return true;
   c.Fill();
@@ -82,17 +82,18 @@ bool Sweep::Check(Case& c, RawGloo* raw, int64_t* weft_wrong, int64_t* raw_wrong
 std::optional<Row> Sweep::Measure(Op op, int64_t bytes, std::string* error) {
   const Geometry g = MakeGeometry(op, bytes, *options_.dtype, nranks_, rank_);
   if (g.count == 0) return std::nullopt;
-  Case c(op, g, *options_.dtype, options_.redop, nranks_, rank_);
-  c.Fill();
-  RawGloo* raw = raw_ != nullptr && RawGloo::Supports(c) ? raw_ : nullptr;
   std::vector<double> weft_s, raw_s;
   int64_t weft_wrong = -1, raw_wrong = -1;
+  Raw* raw = nullptr;
   try {
+    Case c(op, g, *options_.dtype, options_.redop, nranks_, rank_, device_);
+    c.Fill();
+    raw = raw_ != nullptr && raw_->Supports(c) ? raw_ : nullptr;
     if (!Time(c, raw, &weft_s, &raw_s, error) || !Check(c, raw, &weft_wrong, &raw_wrong, error)) {
       return std::nullopt;
     }
   } catch (const std::exception& e) {
-    *error = std::string("raw gloo ") + OpName(op) + ": " + e.what();
+    *error = std::string("raw ") + OpName(op) + ": " + e.what();
     return std::nullopt;
   }
   if (!MaxOverRanks(&weft_s, error) || (raw && !MaxOverRanks(&raw_s, error))) return std::nullopt;
@@ -106,7 +107,7 @@ std::optional<Row> Sweep::Measure(Op op, int64_t bytes, std::string* error) {
   row.weft = MakeSide(weft_s, g.size_bytes, factor, weft_wrong);
   if (raw == nullptr) return row;
   row.raw = MakeSide(raw_s, g.size_bytes, factor, raw_wrong);
-  row.raw_kind = RawGloo::Describe(op);
+  row.raw_kind = raw->Describe(op);
   row.ratio = row.raw.time.median / row.weft.time.median;
   std::vector<double> paired;
   for (size_t i = 0; i < weft_s.size(); ++i) paired.push_back(raw_s[i] / weft_s[i]);

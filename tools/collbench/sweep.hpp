@@ -9,16 +9,19 @@
 #include <string>
 #include <vector>
 
+#include "tools/collbench/device_memory.hpp"
 #include "tools/collbench/options.hpp"
-#include "tools/collbench/raw_gloo.hpp"
+#include "tools/collbench/raw.hpp"
 #include "tools/collbench/report.hpp"
 
 namespace weft::collbench {
 
 class Sweep {
  public:
-  Sweep(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& options, RawGloo* raw)
-      : ctx_(ctx), rank_(rank), nranks_(nranks), options_(options), raw_(raw) {}
+  // `device`: the rows' buffers in CUDA memory (-d cuda); null: host memory.
+  Sweep(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& options, Raw* raw,
+        DeviceMemory* device = nullptr)
+      : ctx_(ctx), rank_(rank), nranks_(nranks), options_(options), raw_(raw), device_(device) {}
 
   // The row for `op` at nominal size `bytes`; nullopt when the size is too small for the
   // world (no element per member). On a failure returns nullopt with *error set.
@@ -26,17 +29,18 @@ class Sweep {
 
  private:
   // Per-iteration seconds of Weft (and raw, when raw != nullptr), warm-up excluded.
-  bool Time(Case& c, RawGloo* raw, std::vector<double>* weft_s, std::vector<double>* raw_s,
+  bool Time(Case& c, Raw* raw, std::vector<double>* weft_s, std::vector<double>* raw_s,
             std::string* error);
   // Fills, runs once and counts wrong elements over all ranks (-1 when not checking).
-  bool Check(Case& c, RawGloo* raw, int64_t* weft_wrong, int64_t* raw_wrong, std::string* error);
+  bool Check(Case& c, Raw* raw, int64_t* weft_wrong, int64_t* raw_wrong, std::string* error);
   bool MaxOverRanks(std::vector<double>* seconds, std::string* error);
   bool SumOverRanks(int64_t* value, std::string* error);
 
   weft_context_t* ctx_;
   int32_t rank_, nranks_;
   const Options& options_;
-  RawGloo* raw_;  // nullptr without --raw gloo
+  Raw* raw_;              // nullptr without --raw
+  DeviceMemory* device_;  // nullptr without -d cuda
 };
 
 }  // namespace weft::collbench

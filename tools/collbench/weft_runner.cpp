@@ -3,12 +3,12 @@
 namespace weft::collbench {
 namespace {
 
-// A 1-D contiguous CPU tensor; holds its shape so that the DLTensor can point at it.
+// A 1-D contiguous tensor; holds its shape so that the DLTensor can point at it.
 struct Tensor {
   int64_t shape[1];
   DLTensor t;
-  Tensor(void* data, int64_t numel, DLDataType dtype)
-      : shape{numel}, t{data, {kDLCPU, 0}, 1, dtype, shape, nullptr, 0} {}
+  Tensor(void* data, int64_t numel, DLDataType dtype, DLDevice device)
+      : shape{numel}, t{data, device, 1, dtype, shape, nullptr, 0} {}
   Tensor(const Tensor&) = delete;
   Tensor& operator=(const Tensor&) = delete;
   DLTensor* get() { return &t; }
@@ -46,7 +46,7 @@ bool Barrier(weft_context_t* ctx, std::string* error) {
 weft_status_t RunWeft(weft_context_t* ctx, Case& c) {
   const Geometry& g = c.geometry();
   const DLDataType dt = c.dtype().dl;
-  Tensor send(c.send(), g.send_count, dt), recv(c.recv(), g.recv_count, dt);
+  Tensor send(c.send(), g.send_count, dt, c.device()), recv(c.recv(), g.recv_count, dt, c.device());
   DLTensor* in = send.get();
   DLTensor* out = recv.get();
   switch (c.op()) {
