@@ -54,6 +54,7 @@ class Device {
     EXPECT_EQ(api_->Malloc(&p, host.size() + 1), weft::cuda::kSuccess);
     allocations_.push_back(p);
     api_->MemcpyAsync(p, host.data(), host.size(), weft::cuda::kMemcpyHostToDevice, stream_);
+    EXPECT_EQ(api_->StreamSynchronize(stream_), weft::cuda::kSuccess);  // `host` may go now
     return static_cast<char*>(p);
   }
   std::vector<char> Download(const char* dev, size_t bytes) {
