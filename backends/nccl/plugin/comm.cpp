@@ -35,32 +35,37 @@ weft_status_t Comm::Create(State& s, int32_t nranks, int32_t my_index, const cha
   return WEFT_OK;
 }
 
-// Member 0 makes the unique id and publishes it under the group's prefix; every member then
-// initialises without blocking and polls until NCCL has connected the group or the deadline
-// passes.
+// Member 0's unique id, published under the group's prefix, to every member.
+weft_status_t Comm::ShareUniqueId(ncclUniqueId* id, const plugin_kit::Deadline& deadline) {
+  const weft_bk_host_api_t& h = state_.host();
+  const std::string key = prefix_ + "/nccl-unique-id";
+  if (index_ == 0)
+    return h.store_set(h.host_data, key.c_str(), id, sizeof(*id), deadline.RemainingMs());
+  size_t len = 0;
+  if (weft_status_t st =
+          h.store_get(h.host_data, key.c_str(), id, sizeof(*id), &len, deadline.RemainingMs());
+      st != WEFT_OK)
+    return st;
+  if (len != sizeof(*id))
+    return state_.Fail(WEFT_ERR_PLUGIN, "the unique id under " + key + " has " +
+                                            std::to_string(len) + " bytes, not " +
+                                            std::to_string(sizeof(*id)));
+  return WEFT_OK;
+}
+
+// Member 0 makes the unique id and shares it; every member then initialises without blocking
+// and polls until NCCL has connected the group or the deadline passes.
 weft_status_t Comm::Connect(int64_t timeout_ms) {
   const plugin_kit::Deadline deadline = plugin_kit::Deadline::FromTimeoutMs(timeout_ms);
-  const weft_bk_host_api_t& h = state_.host();
   const NcclApi& api = state_.nccl();
-  const std::string key = prefix_ + "/nccl-unique-id";
   ncclUniqueId id{};
   if (index_ == 0) {
     if (ncclResult_t r = api.GetUniqueId(&id); r != nccl::kSuccess)
       return state_.Fail(WEFT_ERR_BACKEND, api.Describe("ncclGetUniqueId", r));
-    if (weft_status_t st =
-            h.store_set(h.host_data, key.c_str(), &id, sizeof(id), deadline.RemainingMs());
-        st != WEFT_OK)
-      return st;
-  } else {
-    size_t len = 0;
-    if (weft_status_t st =
-            h.store_get(h.host_data, key.c_str(), &id, sizeof(id), &len, deadline.RemainingMs());
-        st != WEFT_OK)
-      return st;
-    if (len != sizeof(id))
-      return state_.Fail(WEFT_ERR_PLUGIN, "the unique id under " + key + " has " +
-                                              std::to_string(len) + " bytes, not " +
-                                              std::to_string(sizeof(id)));
+  }
+  // A group of one has nobody to tell (and a world of one has no store).
+  if (nranks_ > 1) {
+    if (weft_status_t st = ShareUniqueId(&id, deadline); st != WEFT_OK) return st;
   }
   weft_nccl_config_t config = nccl::MakeConfig(false);
   ncclResult_t r = api.CommInitRankConfig(&handle_, nranks_, id, index_, &config);

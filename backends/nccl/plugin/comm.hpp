@@ -93,6 +93,7 @@ class Comm {
   Comm(State& s, int32_t n, int32_t i, std::string prefix)
       : state_(s), nranks_(n), index_(i), prefix_(std::move(prefix)) {}
   weft_status_t Connect(int64_t timeout_ms);
+  weft_status_t ShareUniqueId(ncclUniqueId* id, const plugin_kit::Deadline& deadline);
   weft_status_t Aborted() const;
 
   State& state_;
