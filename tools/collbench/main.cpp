@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   if ((o.patterns.empty() || o.ops_given) && !RunSweep(sweep, o, rank == 0, &rows, &error)) {
     return Fail(ctx, rank, error);
   }
-  weft::collbench::RedistSweep redist(ctx, rank, nranks, o, with.gloo.get());
+  weft::collbench::RedistSweep redist(ctx, rank, nranks, o, with.raw(), with.device.get());
   if (!o.patterns.empty() && !RunPatterns(redist, o, rank == 0, &rows, &error)) {
     return Fail(ctx, rank, error);
   }

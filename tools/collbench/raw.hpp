@@ -9,6 +9,7 @@ namespace weft::collbench {
 class Raw {
  public:
   virtual ~Raw() = default;
+  virtual const char* name() const = 0;  // "gloo", "nccl"
   // Whether the library has this row (op, dtype, redop, memory).
   virtual bool Supports(const Case& c) const = 0;
   // What the library runs for `op`, for the report ("ncclAllReduce").

@@ -32,6 +32,7 @@ class RawGloo : public Raw {
   // reduce_scatter emulated the way PyTorch's Gloo process group does it (all-reduce of the
   // whole input, then keep the own block). Reductions need a dtype with a C++ type and
   // sum/prod/max/min.
+  const char* name() const override { return "gloo"; }
   bool Supports(const Case& c) const override;
   const char* Describe(Op op) const override;
 

@@ -25,6 +25,7 @@ class RawNccl : public Raw {
 
   // Device buffers; allreduce, allgather, reduce_scatter, alltoall, broadcast and sendrecv;
   // reductions of the dtypes NCCL has, not avg (NCCL's avg is not Weft's float64 one).
+  const char* name() const override { return "nccl"; }
   bool Supports(const Case& c) const override;
   const char* Describe(Op op) const override;
   void Run(Case& c) override;

@@ -62,6 +62,11 @@ std::vector<int64_t> RedistCase::GlobalShape(int64_t bytes) {
 }
 
 RedistCase::~RedistCase() {
+  if (device_) {
+    device_->Sync();
+    device_->Free(src_.device);
+    device_->Free(dst_.device);
+  }
   weft_plan_destroy(plan_);
   weft_layout_destroy(src_layout_);
   weft_layout_destroy(dst_layout_);
@@ -75,11 +80,17 @@ bool RedistCase::MakeBlock(const weft_layout_t* layout, Block* b, std::string* e
   }
   b->data.assign(static_cast<size_t>(b->shape[0] * b->shape[1]), 0.0f);
   b->tensor = DLTensor{b->data.data(), {kDLCPU, 0}, 2, kFloat32, b->shape, nullptr, 0};
+  if (device_) {
+    b->device = static_cast<float*>(device_->Allocate(b->data.size() * sizeof(float)));
+    b->tensor.data = b->device;
+    b->tensor.device = DLDevice{kDLCUDA, 0};
+  }
   return true;
 }
 
 bool RedistCase::Init(weft_context_t* ctx, const Pattern& p, int64_t bytes, int32_t rank,
-                      int32_t nranks, std::string* error) {
+                      int32_t nranks, DeviceMemory* device, std::string* error) {
+  device_ = device;
   pattern_ = &p;
   rank_ = rank;
   shape_ = GlobalShape(bytes);
@@ -134,14 +145,22 @@ void RedistCase::Fill() {
       }
     }
   }
+  if (device_) {
+    device_->Upload(src_.device, src_.data.data(), src_.data.size() * sizeof(float));
+    device_->Upload(dst_.device, dst_.data.data(), dst_.data.size() * sizeof(float));
+  }
 }
 
 weft_status_t RedistCase::Run() {
-  return weft_plan_execute(plan_, &src_.tensor, &dst_.tensor, nullptr, nullptr, nullptr);
+  const weft_status_t s =
+      weft_plan_execute(plan_, &src_.tensor, &dst_.tensor, nullptr, nullptr, nullptr);
+  if (device_ && s == WEFT_OK) device_->Sync();
+  return s;
 }
 
-int64_t RedistCase::CountWrong() const {
+int64_t RedistCase::CountWrong() {
   if (HasPartial(pattern_->dst)) return -1;
+  if (device_) device_->Download(dst_.data.data(), dst_.device, dst_.data.size() * sizeof(float));
   const bool reduced = HasPartial(pattern_->src);
   int64_t wrong = 0;
   for (int64_t i = 0; i < dst_.shape[0]; ++i) {

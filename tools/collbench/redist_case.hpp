@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/collbench/device_memory.hpp"
 #include "tools/collbench/pattern.hpp"
 
 namespace weft::collbench {
@@ -24,16 +25,18 @@ class RedistCase {
   RedistCase& operator=(const RedistCase&) = delete;
   ~RedistCase();
 
-  // Builds the mesh, layouts, plan and buffers; false with *error on failure. Collective-free.
+  // Builds the mesh, layouts, plan and buffers (in CUDA memory with `device`, mirrored on the
+  // host); false with *error on failure. Collective-free.
   bool Init(weft_context_t* ctx, const Pattern& p, int64_t bytes, int32_t rank, int32_t nranks,
-            std::string* error);
+            DeviceMemory* device, std::string* error);
 
   // Source from the closed form (Partial sources: per-rank terms whose reduction is exactly
   // the value); destination poisoned.
   void Fill();
+  // Device buffers: complete once the stream has run it (timed iterations end with it).
   weft_status_t Run();
   // Wrong destination elements on this rank; -1 when the destination is Partial (unchecked).
-  int64_t CountWrong() const;
+  int64_t CountWrong();
   // The plan's steps for this rank (weft_plan_describe).
   std::string Describe() const;
 
@@ -44,6 +47,7 @@ class RedistCase {
   struct Block {
     int64_t shape[2] = {0, 0}, offset[2] = {0, 0};
     std::vector<float> data;
+    float* device = nullptr;  // the CUDA copy, with -d cuda
     DLTensor tensor{};
   };
   bool MakeBlock(const weft_layout_t* layout, Block* b, std::string* error);
@@ -57,6 +61,7 @@ class RedistCase {
   weft_layout_t *src_layout_ = nullptr, *dst_layout_ = nullptr;
   weft_plan_t* plan_ = nullptr;
   Block src_, dst_;
+  DeviceMemory* device_ = nullptr;
 };
 
 }  // namespace weft::collbench

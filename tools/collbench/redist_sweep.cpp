@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 // The reference collective: Weft's on the same backend, or raw Gloo.
 class Reference {
  public:
-  Reference(weft_context_t* ctx, RawGloo* raw, std::unique_ptr<Case> c)
+  Reference(weft_context_t* ctx, Raw* raw, std::unique_ptr<Case> c)
       : ctx_(ctx), raw_(raw), case_(std::move(c)) {}
   bool Barrier(std::string* error) {
     if (raw_ != nullptr) {
@@ -37,29 +37,31 @@ class Reference {
     }
     const weft_status_t s = RunWeft(ctx_, *case_);
     if (s != WEFT_OK) *error = WeftError(OpName(case_->op()), s);
+    case_->Sync();  // device buffers: complete means run
     return s == WEFT_OK;
   }
   Case& c() { return *case_; }
   std::string Kind() const {
-    return std::string(raw_ != nullptr ? "gloo " : "weft ") + OpName(case_->op());
+    return std::string(raw_ != nullptr ? raw_->name() : "weft") + " " + OpName(case_->op());
   }
 
  private:
   weft_context_t* ctx_;
-  RawGloo* raw_;
+  Raw* raw_;
   std::unique_ptr<Case> case_;
 };
 
 // The reference collective of pattern p at `size` global bytes, or nullptr when it has none.
-std::unique_ptr<Reference> MakeReference(weft_context_t* ctx, RawGloo* raw_gloo, const Pattern& p,
-                                         int64_t size, int32_t nranks, int32_t rank) {
+std::unique_ptr<Reference> MakeReference(weft_context_t* ctx, Raw* raw_lib, DeviceMemory* device,
+                                         const Pattern& p, int64_t size, int32_t nranks,
+                                         int32_t rank) {
   const std::optional<RawRef> r = ReferenceFor(p, size, nranks);
   if (!r) return nullptr;
   const DType& f32 = *FindDType("float32");
   const Geometry g = MakeGeometry(r->op, r->nominal_bytes, f32, nranks, rank);
   if (g.count <= 0) return nullptr;
-  auto c = std::make_unique<Case>(r->op, g, f32, r->redop, nranks, rank);
-  RawGloo* raw = raw_gloo != nullptr && raw_gloo->Supports(*c) ? raw_gloo : nullptr;
+  auto c = std::make_unique<Case>(r->op, g, f32, r->redop, nranks, rank, device);
+  Raw* raw = raw_lib != nullptr && raw_lib->Supports(*c) ? raw_lib : nullptr;
   return std::make_unique<Reference>(ctx, raw, std::move(c));
 }
 
@@ -115,14 +117,15 @@ std::optional<Row> RedistSweep::Measure(const Pattern& p, int64_t bytes, std::st
                                         std::string* error) {
   if (RedistCase::GlobalShape(bytes)[0] == 0) return std::nullopt;
   RedistCase rc;
-  if (!rc.Init(ctx_, p, bytes, rank_, nranks_, error)) return std::nullopt;
-  if (plan != nullptr) *plan = rc.Describe();
-  const int64_t size = rc.size_bytes();
-  std::unique_ptr<Reference> ref = MakeReference(ctx_, raw_, p, size, nranks_, rank_);
-
   std::vector<double> redist_s, ref_s;
   int64_t wrong[2] = {-1, -1};  // redistribute, reference
+  std::unique_ptr<Reference> ref;
+  int64_t size = 0;
   try {
+    if (!rc.Init(ctx_, p, bytes, rank_, nranks_, device_, error)) return std::nullopt;
+    if (plan != nullptr) *plan = rc.Describe();
+    size = rc.size_bytes();
+    ref = MakeReference(ctx_, raw_, device_, p, size, nranks_, rank_);
     rc.Fill();
     if (ref) ref->c().Fill();
     if (!TimeRuns(ctx_, options_, rc, ref.get(), p.name, &redist_s, &ref_s, error))
@@ -130,7 +133,7 @@ std::optional<Row> RedistSweep::Measure(const Pattern& p, int64_t bytes, std::st
     if (options_.check && !CheckRuns(ctx_, rc, ref.get(), p.name, wrong, error))
       return std::nullopt;
   } catch (const std::exception& e) {
-    *error = "raw gloo reference of " + p.name + ": " + e.what();
+    *error = "pattern " + p.name + ": " + e.what();
     return std::nullopt;
   }
   if (!AllreduceInPlace(ctx_, redist_s.data(), static_cast<int64_t>(redist_s.size()),

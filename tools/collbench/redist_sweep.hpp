@@ -9,18 +9,20 @@
 #include <optional>
 #include <string>
 
+#include "tools/collbench/device_memory.hpp"
 #include "tools/collbench/options.hpp"
 #include "tools/collbench/pattern.hpp"
-#include "tools/collbench/raw_gloo.hpp"
+#include "tools/collbench/raw.hpp"
 #include "tools/collbench/report.hpp"
 
 namespace weft::collbench {
 
 class RedistSweep {
  public:
-  RedistSweep(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& options,
-              RawGloo* raw)
-      : ctx_(ctx), rank_(rank), nranks_(nranks), options_(options), raw_(raw) {}
+  // `raw`: the reference collectives' library (--raw); `device`: CUDA buffers (-d cuda).
+  RedistSweep(weft_context_t* ctx, int32_t rank, int32_t nranks, const Options& options, Raw* raw,
+              DeviceMemory* device = nullptr)
+      : ctx_(ctx), rank_(rank), nranks_(nranks), options_(options), raw_(raw), device_(device) {}
 
   // The row for pattern p at nominal size `bytes` (nullopt when too small: no element); with
   // *plan set to the plan's description on the first row of each pattern. On a failure
@@ -32,7 +34,8 @@ class RedistSweep {
   weft_context_t* ctx_;
   int32_t rank_, nranks_;
   const Options& options_;
-  RawGloo* raw_;  // nullptr without --raw gloo
+  Raw* raw_;              // nullptr without --raw
+  DeviceMemory* device_;  // nullptr without -d cuda
 };
 
 }  // namespace weft::collbench
