@@ -34,11 +34,15 @@ weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> t
                    std::shared_ptr<Completion>* out) {
   State& s = l.comm.state();
   if (st == WEFT_OK) st = l.staging.End(l.stream);
+  Lease scratch = l.staging.TakeLease();
+  // Device buffers with nothing to keep: the op is complete once enqueued (SPEC §6.2) and no
+  // scratch waits for the stream, so no event is recorded (a GPU's small ops are microseconds).
+  if (!l.host && scratch.get() == nullptr && !then) return st;
   // Even a failed op keeps its scratch until the stream passes what was enqueued.
   cudaEvent_t e = l.comm.AcquireEvent();
   if (!e) return WEFT_ERR_BACKEND;
   auto done = std::make_shared<Completion>(l.comm, e);
-  done->Keep(l.staging.TakeLease());
+  done->Keep(std::move(scratch));
   if (then) done->Then(std::move(then));
   const cudaError_t r = s.cuda().EventRecord(e, l.stream);
   if (r != cuda::kSuccess) {

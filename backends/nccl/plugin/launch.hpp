@@ -43,7 +43,8 @@ weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_s
                   std::function<weft_status_t()> then = {});
 
 // Ends what `issue` enqueued on l's stream (status `st`): copies out, records the event and
-// keeps the completion with the scratch and `then`. *out is null when nothing could be kept.
+// keeps the completion with the scratch and `then`. *out stays null when nothing could be kept,
+// and for device buffers with nothing to keep (complete once enqueued).
 weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> then,
                    std::shared_ptr<Completion>* out);
 
