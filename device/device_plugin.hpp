@@ -14,7 +14,7 @@
 
 namespace weft::device {
 
-inline constexpr uint32_t kDeviceOpsAbiMajor = 1;
+inline constexpr uint32_t kDeviceOpsAbiMajor = 2;  // 2: ToHost, FromHost, Synchronize
 inline constexpr uint32_t kDeviceOpsAbiMinor = 0;
 
 struct DeviceOpsTable {
@@ -34,4 +34,4 @@ Status LoadDeviceOps(const char* name);
 }  // namespace weft::device
 
 // The entry symbol such a library exports.
-extern "C" const weft::device::DeviceOpsTable* weft_device_ops_v1(void);
+extern "C" const weft::device::DeviceOpsTable* weft_device_ops_v2(void);

@@ -57,6 +57,16 @@ class Ops {
   virtual Status Widen(const Target& t, DType type, const void* src, void* acc, uint64_t count) = 0;
   virtual Status Narrow(const Target& t, DType type, const void* acc, void* dst, uint64_t count,
                         int64_t divisor) = 0;
+
+  // `bytes` contiguous bytes between host memory (pageable or pinned) and t.device's memory,
+  // ordered on t.stream: what leaves a device for code that reads it on the host (files,
+  // checksums) and comes back from there. The host memory must stay valid until the copy is
+  // done (Synchronize).
+  virtual Status ToHost(const Target& t, void* host, const void* src, size_t bytes) = 0;
+  virtual Status FromHost(const Target& t, void* dst, const void* host, size_t bytes) = 0;
+  // Returns once every operation enqueued on t.stream so far has completed (the host's own
+  // operations complete when they return: nothing to wait for).
+  virtual Status Synchronize(const Target& t) = 0;
 };
 
 // The operations for `device`'s memory: the host's for kDLCPU and kDLCUDAHost, a registered

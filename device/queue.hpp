@@ -46,6 +46,13 @@ class Queue {
   Status Narrow(DType t, const void* acc, void* dst, uint64_t count, int64_t divisor) const {
     return ops_->Narrow(target_, t, acc, dst, count, divisor);
   }
+  Status ToHost(void* host, const void* src, size_t bytes) const {
+    return ops_->ToHost(target_, host, src, bytes);
+  }
+  Status FromHost(void* dst, const void* host, size_t bytes) const {
+    return ops_->FromHost(target_, dst, host, bytes);
+  }
+  Status Synchronize() const { return ops_->Synchronize(target_); }
   Result<Buffer> Allocate(size_t bytes) const { return Buffer::Allocate(*ops_, target_, bytes); }
   Result<char*> Reserve(Workspace& ws, size_t bytes) const {
     return ws.Reserve(*ops_, target_, bytes);

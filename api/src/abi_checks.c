@@ -286,15 +286,17 @@ _Static_assert(WEFT_ERR_INTERNAL == -13, "status codes are never renumbered");
 _Static_assert(WEFT_MAX_MESH_NDIM == 16 && WEFT_MAX_TENSOR_NDIM == 32, "limits changed");
 
 /* checkpoint.h */
-WEFT_PIN(weft_checkpoint_save_options_t, 16);
+WEFT_PIN(weft_checkpoint_save_options_t, 24);
 WEFT_AT(weft_checkpoint_save_options_t, struct_size, 0);
 WEFT_AT(weft_checkpoint_save_options_t, overwrite, 4);
 WEFT_AT(weft_checkpoint_save_options_t, timeout_ms, 8);
+WEFT_AT(weft_checkpoint_save_options_t, stream, 16);
 
-WEFT_PIN(weft_checkpoint_load_options_t, 16);
+WEFT_PIN(weft_checkpoint_load_options_t, 24);
 WEFT_AT(weft_checkpoint_load_options_t, struct_size, 0);
 WEFT_AT(weft_checkpoint_load_options_t, verify, 4);
 WEFT_AT(weft_checkpoint_load_options_t, timeout_ms, 8);
+WEFT_AT(weft_checkpoint_load_options_t, stream, 16);
 
 WEFT_PIN(weft_checkpoint_tensor_info_t, 672);
 WEFT_AT(weft_checkpoint_tensor_info_t, struct_size, 0);

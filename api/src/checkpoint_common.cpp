@@ -120,6 +120,7 @@ Status CheckBlockView(const World& w, const DLTensor* t, const std::string& arg,
   }
   const std::string what = "rank " + std::to_string(w.rank) + "'s block of " + item.name;
   WEFT_ASSIGN_OR_RETURN(item.view, CheckView(t, arg, item.layout->dtype(), block, what, output));
+  item.device = t->device;
   return Status::Ok();
 }
 

@@ -39,6 +39,7 @@ struct Item {
   std::string name;
   placement::LayoutPtr layout;
   placement::executor::TensorView view;
+  DLDevice device{kDLCPU, 0};  // where the caller's buffer lives
 };
 // Checks path, n and the arrays, the names (non-empty, unique) and layouts (live, on ctx's
 // world) and builds the items (views are filled by the callers, which know input from output).

@@ -1,9 +1,11 @@
 #include "api/src/checkpoint_load.hpp"
 
+#include <cstddef>
 #include <cstring>
 #include <map>
 
 #include "api/src/checkpoint_common.hpp"
+#include "api/src/checkpoint_device.hpp"
 #include "api/src/guard.hpp"
 #include "checkpoint/crc32c.hpp"
 #include "checkpoint/fs.hpp"
@@ -20,7 +22,8 @@ Status CheckArgs(const World& w, const char* path, int32_t n, const char* const*
                  const weft_layout_t* const* layouts, DLTensor* const* tensors,
                  const weft_checkpoint_load_options_t* opts, std::vector<Item>* out) {
   if (opts != nullptr)
-    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(*opts), "opts"));
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts),
+                                         offsetof(weft_checkpoint_load_options_t, stream), "opts"));
   if (opts != nullptr && opts->verify != 0 && opts->verify != 1)
     return InvalidArgument("opts->verify is " + std::to_string(opts->verify) +
                            " but must be 0 or 1");
@@ -151,8 +154,11 @@ Status ReadAll(const ck::Index& index, const std::vector<const ck::IndexTensor*>
 Status Load(weft_context_t* ctx, const char* path, int32_t n, const char* const* names,
             const weft_layout_t* const* layouts, DLTensor* const* tensors,
             const weft_checkpoint_load_options_t* opts) {
-  const int64_t timeout =
-      opts != nullptr && opts->struct_size >= sizeof(*opts) ? opts->timeout_ms : 0;
+  const bool opts_ok =
+      opts != nullptr && opts->struct_size >= offsetof(weft_checkpoint_load_options_t, stream);
+  const int64_t timeout = opts_ok ? opts->timeout_ms : 0;
+  constexpr size_t kStreamEnd = offsetof(weft_checkpoint_load_options_t, stream) + sizeof(void*);
+  HostCopies host(opts != nullptr && opts->struct_size >= kStreamEnd ? opts->stream : nullptr);
   WEFT_ASSIGN_OR_RETURN(World w, WorldOf(ctx, timeout));
   std::vector<Item> items;
   Status mine = CheckArgs(w, path, n, names, layouts, tensors, opts, &items);
@@ -175,7 +181,10 @@ Status Load(weft_context_t* ctx, const char* path, int32_t n, const char* const*
   WEFT_RETURN_IF_ERROR(Agree(w, mine, digest));
   Files files(dir, index);
   const bool verify = opts != nullptr && opts->verify == 1;
-  return Agree(w, ReadAll(index, saved, items, files, verify));
+  host.Redirect(items);
+  Status read = ReadAll(index, saved, items, files, verify);
+  if (read.ok()) read = host.Upload();
+  return Agree(w, read);
 }
 
 }  // namespace weft::api::ckpt

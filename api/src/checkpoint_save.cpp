@@ -1,11 +1,13 @@
 #include "api/src/checkpoint_save.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <random>
 
 #include "api/src/checkpoint_async.hpp"
 #include "api/src/checkpoint_common.hpp"
+#include "api/src/checkpoint_device.hpp"
 #include "api/src/checkpoint_write.hpp"
 #include "api/src/context.hpp"
 #include "api/src/guard.hpp"
@@ -21,11 +23,15 @@ using placement::Layout;
 using placement::LayoutPtr;
 using Clock = std::chrono::steady_clock;
 
+// Callers built before `stream` pass a struct that ends before it.
+constexpr size_t kStreamEnd = offsetof(weft_checkpoint_save_options_t, stream) + sizeof(void*);
+
 Status CheckArgs(const World& w, const char* path, int32_t n, const char* const* names,
                  const weft_layout_t* const* layouts, const DLTensor* const* tensors,
                  const weft_checkpoint_save_options_t* opts, std::vector<Item>* out) {
   if (opts != nullptr)
-    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts), sizeof(*opts), "opts"));
+    WEFT_RETURN_IF_ERROR(CheckStructSize(opts, sizeof(*opts),
+                                         offsetof(weft_checkpoint_save_options_t, stream), "opts"));
   if (opts != nullptr && opts->overwrite != 0 && opts->overwrite != 1)
     return InvalidArgument("opts->overwrite is " + std::to_string(opts->overwrite) +
                            " but must be 0 or 1");
@@ -83,7 +89,12 @@ Status ReducePartials(const World& w, const DLTensor* const* tensors, std::vecto
     char* data = buffers.back().data();
     DLTensor empty_in =
         CompactTensor(nullptr, it.layout->dtype(), in_block.shape.data(), in_block.ndim);
-    const DLTensor* in = tensors[i] != nullptr ? tensors[i] : &empty_in;
+    // A block copied to the host (checkpoint_device.hpp) is reduced from its compact copy.
+    DLTensor host_in =
+        CompactTensor(it.view.data, it.layout->dtype(), in_block.shape.data(), in_block.ndim);
+    const DLTensor* in = tensors[i] == nullptr     ? &empty_in
+                         : IsHostMemory(it.device) ? tensors[i]
+                                                   : &host_in;
     DLTensor out = CompactTensor(data, saved->dtype(), out_block.shape.data(), out_block.ndim);
     DLTensor* outp = &out;
     Ref<Context> c;
@@ -152,15 +163,18 @@ Status SaveLater(const Common& c, const std::vector<Item>& items, weft_work_t** 
 Status Save(weft_context_t* ctx, const char* path, int32_t n, const char* const* names,
             const weft_layout_t* const* layouts, const DLTensor* const* tensors,
             const weft_checkpoint_save_options_t* opts, weft_work_t** work) {
-  const bool opts_ok = opts != nullptr && opts->struct_size >= sizeof(*opts);
+  const bool opts_ok =
+      opts != nullptr && opts->struct_size >= offsetof(weft_checkpoint_save_options_t, stream);
   Common c;
   c.timeout_ms = opts_ok ? opts->timeout_ms : 0;
+  HostCopies host(opts != nullptr && opts->struct_size >= kStreamEnd ? opts->stream : nullptr);
   WEFT_ASSIGN_OR_RETURN(c.w, WorldOf(ctx, c.timeout_ms));
   std::vector<Item> items;
   const Status args = CheckArgs(c.w, path, n, names, layouts, tensors, opts, &items);
   uint64_t digest = 0;
   if (args.ok()) digest = Fnv(DigestOf(items), path, std::strlen(path));
   WEFT_RETURN_IF_ERROR(Agree(c.w, args, digest));
+  WEFT_RETURN_IF_ERROR(Agree(c.w, host.Download(items)));
   c.overwrite = opts_ok && opts->overwrite == 1;
   c.path = ck::StripSlashes(path);
   c.tmp = ck::TempDirFor(path);

@@ -237,4 +237,31 @@ Status CudaOps::Narrow(const Target& t, DType type, const void* acc, void* dst, 
   return e == weft::cuda::kSuccess ? Status::Ok() : RuntimeError("Narrow", KernelBuild(), e);
 }
 
+Status CudaOps::ToHost(const Target& t, void* host, const void* src, size_t bytes) {
+  if (bytes == 0) return Status::Ok();
+  if (host == nullptr || src == nullptr) return InvalidArgument("cuda ToHost: host or src is NULL");
+  WEFT_RETURN_IF_ERROR(UseDevice("ToHost", t));
+  // cudaMemcpyDefault: unified addressing tells the direction (and pinned from pageable).
+  const int e = cudaMemcpyAsync(host, src, bytes, weft::cuda::kMemcpyDefault,
+                                static_cast<cudaStream_t>(t.stream));
+  return e == weft::cuda::kSuccess ? Status::Ok() : RuntimeError("ToHost", "cudaMemcpyAsync", e);
+}
+
+Status CudaOps::FromHost(const Target& t, void* dst, const void* host, size_t bytes) {
+  if (bytes == 0) return Status::Ok();
+  if (host == nullptr || dst == nullptr)
+    return InvalidArgument("cuda FromHost: dst or host is NULL");
+  WEFT_RETURN_IF_ERROR(UseDevice("FromHost", t));
+  const int e = cudaMemcpyAsync(dst, host, bytes, weft::cuda::kMemcpyDefault,
+                                static_cast<cudaStream_t>(t.stream));
+  return e == weft::cuda::kSuccess ? Status::Ok() : RuntimeError("FromHost", "cudaMemcpyAsync", e);
+}
+
+Status CudaOps::Synchronize(const Target& t) {
+  WEFT_RETURN_IF_ERROR(UseDevice("Synchronize", t));
+  const int e = cudaStreamSynchronize(static_cast<cudaStream_t>(t.stream));
+  return e == weft::cuda::kSuccess ? Status::Ok()
+                                   : RuntimeError("Synchronize", "cudaStreamSynchronize", e);
+}
+
 }  // namespace weft::device::cuda

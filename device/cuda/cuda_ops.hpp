@@ -24,6 +24,9 @@ class CudaOps final : public Ops {
   Status Widen(const Target& t, DType type, const void* src, void* acc, uint64_t count) override;
   Status Narrow(const Target& t, DType type, const void* acc, void* dst, uint64_t count,
                 int64_t divisor) override;
+  Status ToHost(const Target& t, void* host, const void* src, size_t bytes) override;
+  Status FromHost(const Target& t, void* dst, const void* host, size_t bytes) override;
+  Status Synchronize(const Target& t) override;
 };
 
 }  // namespace weft::device::cuda

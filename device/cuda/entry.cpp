@@ -4,7 +4,7 @@
 #include "device/device_plugin.hpp"
 
 extern "C" __attribute__((visibility("default"))) const weft::device::DeviceOpsTable*
-weft_device_ops_v1(void) {
+weft_device_ops_v2(void) {
   using namespace weft::device;
   static const DeviceOpsTable table = {
       sizeof(DeviceOpsTable),

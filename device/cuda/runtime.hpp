@@ -19,6 +19,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, int kind,
                             cudaStream_t stream);
 cudaError_t cudaMemcpy2DAsync(void* dst, size_t dpitch, const void* src, size_t spitch,
                               size_t width, size_t height, int kind, cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream);
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void* data);
 }

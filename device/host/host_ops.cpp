@@ -224,4 +224,18 @@ Status HostOps::Narrow(const Target& t, DType type, const void* acc, void* dst, 
   return NarrowFromAccumulatorDividing(type, acc, dst, count, divisor);
 }
 
+Status HostOps::ToHost(const Target& t, void* host, const void* src, size_t bytes) {
+  WEFT_RETURN_IF_ERROR(CheckTarget("ToHost", t));
+  if (bytes > 0 && (host == nullptr || src == nullptr))
+    return InvalidArgument("host ToHost: host or src is NULL");
+  if (bytes > 0) std::memcpy(host, src, bytes);
+  return Status::Ok();
+}
+
+Status HostOps::FromHost(const Target& t, void* dst, const void* host, size_t bytes) {
+  return ToHost(t, dst, host, bytes);
+}
+
+Status HostOps::Synchronize(const Target& t) { return CheckTarget("Synchronize", t); }
+
 }  // namespace weft::device::host

@@ -4,8 +4,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tests/support/device_buffers.hpp"
+
 namespace ckpt_test {
 namespace {
+
+constexpr unsigned char kUnwritten = 0xEE;
 
 // DLPack headers older than 0.8 lack kDLBool (6); Weft reads code 6 as bool.
 constexpr uint8_t kBoolCode = 6;
@@ -99,34 +103,47 @@ int64_t Block::numel() const {
   return n;
 }
 
-Block MakeBlock(const weft_layout_t* layout, DLDataType dt, int32_t rank) {
+Block MakeBlock(const weft_layout_t* layout, DLDataType dt, int32_t rank, int64_t pad) {
   Block b;
   int32_t ndim = 0;
   weft_layout_ndim(layout, &ndim);
   b.shape.assign(ndim, 0);
   b.offset.assign(ndim, 0);
   weft_layout_local_shape(layout, rank, b.shape.data(), b.offset.data());
-  b.bytes.assign(static_cast<size_t>(b.numel() * dt.bits / 8) + 1, 0xEE);
+  b.strides.assign(ndim, 1);
+  int64_t span = 1;  // elements the buffer spans
+  for (int32_t d = ndim; d-- > 0;) {
+    b.strides[d] = span;
+    span *= b.shape[d] + (d == ndim - 1 ? pad : 0);
+  }
+  if (b.numel() == 0) span = 0;
+  b.bytes.assign(static_cast<size_t>(span * dt.bits / 8) + 1, kUnwritten);
   b.tensor.data = b.bytes.data();
-  b.tensor.device = {kDLCPU, 0};
+  b.tensor.device = weft::test::BufferDevice();
   b.tensor.ndim = ndim;
   b.tensor.dtype = dt;
   b.tensor.shape = b.shape.data();
+  if (pad > 0) b.tensor.strides = b.strides.data();
   return b;
 }
 
+int64_t PadFor(size_t t) { return t % 2 == 1 ? 2 : 0; }
+
 namespace {
 
-// Calls fn(local linear index, global linear index) over the block.
+// Calls fn(element offset in the buffer, global linear index) over the block.
 template <class Fn>
 void ForEach(const Block& b, const std::vector<int64_t>& global, Fn fn) {
   const int64_t n = b.numel();
   const size_t nd = b.shape.size();
   std::vector<int64_t> idx(nd, 0);
   for (int64_t i = 0; i < n; ++i) {
-    int64_t g = 0;
-    for (size_t d = 0; d < nd; ++d) g = g * global[d] + b.offset[d] + idx[d];
-    fn(i, g);
+    int64_t g = 0, at = 0;
+    for (size_t d = 0; d < nd; ++d) {
+      g = g * global[d] + b.offset[d] + idx[d];
+      at += idx[d] * b.strides[d];
+    }
+    fn(at, g);
     for (size_t d = nd; d-- > 0;) {
       if (++idx[d] < b.shape[d]) break;
       idx[d] = 0;
@@ -153,10 +170,13 @@ int64_t Mismatches(const Block& b, DLDataType dt, int t, const std::vector<int64
   const int64_t item = dt.bits / 8;
   int64_t bad = 0;
   unsigned char want[16];
+  std::vector<bool> cell(b.bytes.size(), false);
   ForEach(b, global, [&](int64_t i, int64_t g) {
     Expected(dt, t, g, want);
     if (std::memcmp(want, &b.bytes[i * item], item) != 0) ++bad;
+    for (int64_t k = 0; k < item; ++k) cell[i * item + k] = true;
   });
+  for (size_t k = 0; k < cell.size(); ++k) bad += !cell[k] && b.bytes[k] != kUnwritten;
   return bad;
 }
 
@@ -175,6 +195,11 @@ std::string DataDir() {
   const char* d = std::getenv("WEFT_CKPT_DIR");
   // ctest sets it; a manual run writes under the temporary directory, not the source tree.
   return d != nullptr ? d : (std::filesystem::temp_directory_path() / "weft_ckpt_data").string();
+}
+
+std::string SavedPath() {
+  const char* leaf = std::getenv("WEFT_CKPT_SAVED");
+  return DataDir() + "/" + (leaf != nullptr ? leaf : "saved4");
 }
 
 }  // namespace ckpt_test

@@ -13,13 +13,6 @@ namespace {
 
 using weft_test::TheWorld;
 
-// $WEFT_CKPT_SAVED names the checkpoint (default saved4, the 4-rank save; the tool's
-// launches read the one weft-ckpt split out of its consolidation).
-std::string SavedPath() {
-  const char* leaf = std::getenv("WEFT_CKPT_SAVED");
-  return DataDir() + "/" + (leaf != nullptr ? leaf : "saved4");
-}
-
 std::vector<int64_t> MeshFor2D(int32_t w) {
   if (w % 2 == 0 && w > 2) return {2, w / 2};
   return {w, 1};
@@ -62,13 +55,14 @@ void LoadAll(Target target, int32_t verify) {
   std::vector<const char*> names;
   std::vector<const weft_layout_t*> ls;
   std::vector<DLTensor*> ts;
-  for (const Spec& s : specs) {
+  for (size_t t = 0; t < specs.size(); ++t) {
+    const Spec& s = specs[t];
     std::vector<std::string> pl;
     std::vector<std::vector<int64_t>> splits;
     Destination(s, target, world, &pl, &splits);
     layouts.push_back(std::make_unique<weft_test::Layout>(mesh, s.shape, s.dtype, pl, splits));
     ASSERT_EQ(layouts.back()->status, WEFT_OK) << s.name << ": " << weft_last_error();
-    blocks.push_back(MakeBlock(layouts.back()->l, s.dtype, TheWorld().rank));
+    blocks.push_back(MakeBlock(layouts.back()->l, s.dtype, TheWorld().rank, PadFor(t)));
   }
   for (size_t t = 0; t < specs.size(); ++t) {
     names.push_back(specs[t].name.c_str());

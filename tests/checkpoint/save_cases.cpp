@@ -25,7 +25,7 @@ TEST(Save, FourRanksTwoByTwo) {
     layouts.push_back(
         std::make_unique<weft_test::Layout>(mesh, s.shape, s.dtype, s.placements, s.splits));
     ASSERT_EQ(layouts.back()->status, WEFT_OK) << s.name << ": " << weft_last_error();
-    blocks.push_back(MakeBlock(layouts.back()->l, s.dtype, TheWorld().rank));
+    blocks.push_back(MakeBlock(layouts.back()->l, s.dtype, TheWorld().rank, PadFor(t)));
     if (s.name == "partial")
       FillPartial(blocks.back(), static_cast<int>(t), s.shape, TheWorld().rank % 2);
     else
@@ -38,7 +38,7 @@ TEST(Save, FourRanksTwoByTwo) {
   }
   weft_checkpoint_save_options_t opts = WEFT_CHECKPOINT_SAVE_OPTIONS_INIT;
   opts.overwrite = 1;
-  const std::string path = DataDir() + "/saved4";
+  const std::string path = SavedPath();
   WEFT_OK_OR_FAIL(weft_checkpoint_save(TheWorld().ctx, path.c_str(),
                                        static_cast<int32_t>(specs.size()), names.data(), ls.data(),
                                        ts.data(), &opts, nullptr));

@@ -19,6 +19,7 @@ class FakeDeviceOps final : public Ops {
 
   // Single-threaded use: the executors' tests run one rank per process.
   int allocs = 0, frees = 0, copies = 0, fills = 0, reduces = 0, widens = 0, narrows = 0;
+  int transfers = 0, syncs = 0;
   int wrong_target = 0;
   size_t fail_allocations_from = SIZE_MAX;  // Allocate of this many bytes or more fails
   long long live_bytes = 0;
@@ -59,6 +60,18 @@ class FakeDeviceOps final : public Ops {
                 int64_t divisor) override {
     Note(t, narrows);
     return host::HostOps::Get().Narrow(Target{}, type, acc, dst, count, divisor);
+  }
+  Status ToHost(const Target& t, void* host, const void* src, size_t bytes) override {
+    Note(t, transfers);
+    return host::HostOps::Get().ToHost(Target{}, host, src, bytes);
+  }
+  Status FromHost(const Target& t, void* dst, const void* host, size_t bytes) override {
+    Note(t, transfers);
+    return host::HostOps::Get().FromHost(Target{}, dst, host, bytes);
+  }
+  Status Synchronize(const Target& t) override {
+    Note(t, syncs);
+    return Status::Ok();
   }
 
  private:

@@ -27,27 +27,36 @@ typedef struct weft_checkpoint weft_checkpoint_t; /* an opened checkpoint's inde
 /* overwrite: 0 fails with WEFT_ERR_INVALID_USAGE when `path` exists; 1 replaces it atomically
  * (the old checkpoint stays whole under `path` until the new one takes its place).
  * timeout_ms: deadline of each collective step, as in weft_call_options_t (0: the context's
- * default, negative: none). */
+ * default, negative: none).
+ * stream: for tensors in CUDA device memory, the cudaStream_t their blocks are read on, after
+ * the work the caller enqueued there before the call (NULL: the legacy default stream). The
+ * call waits for those reads: when it returns the buffers may be reused. A caller built against
+ * a header without this field passes a 16-byte struct, which means NULL. */
 typedef struct weft_checkpoint_save_options {
   uint32_t struct_size;
   int32_t overwrite;
   int64_t timeout_ms;
+  void* stream;
 } weft_checkpoint_save_options_t;
 
 #define WEFT_CHECKPOINT_SAVE_OPTIONS_INIT \
-  { sizeof(weft_checkpoint_save_options_t), 0, 0 }
+  { sizeof(weft_checkpoint_save_options_t), 0, 0, NULL }
 
 /* verify: 0 checks the crc32c of every box read whole (a box read in part is not checked: its
  * checksum covers bytes this rank does not read); 1 also reads in full every box read in part,
- * to check it. timeout_ms as for saves. */
+ * to check it. timeout_ms as for saves.
+ * stream: for destinations in CUDA device memory, the cudaStream_t their blocks are written on
+ * (NULL: the legacy default stream); the call returns once those writes are done. A 16-byte
+ * struct means NULL, as for saves. */
 typedef struct weft_checkpoint_load_options {
   uint32_t struct_size;
   int32_t verify;
   int64_t timeout_ms;
+  void* stream;
 } weft_checkpoint_load_options_t;
 
 #define WEFT_CHECKPOINT_LOAD_OPTIONS_INIT \
-  { sizeof(weft_checkpoint_load_options_t), 0, 0 }
+  { sizeof(weft_checkpoint_load_options_t), 0, 0, NULL }
 
 /* One tensor of a checkpoint: its dtype, global shape and the layout it was saved in (mesh
  * shape and placements: WEFT_REPLICATE or WEFT_SHARD; Partial was reduced when saved), the
@@ -89,8 +98,9 @@ typedef struct weft_checkpoint_tensor_info {
  * temporary directory), so the caller's later collectives are not held up by the disk. Wait
  * for the work before exiting the process: an unfinished save is left unpublished.
  * Errors: WEFT_ERR_INVALID_ARGUMENT naming the argument; WEFT_ERR_INVALID_USAGE (path exists
- * without overwrite); WEFT_ERR_UNSUPPORTED (a dtype safetensors cannot hold, device memory);
- * WEFT_ERR_SYSTEM naming the file; the errors of the collectives. */
+ * without overwrite); WEFT_ERR_UNSUPPORTED (a dtype safetensors cannot hold);
+ * WEFT_ERR_NOT_AVAILABLE (CUDA memory without the CUDA device operations); WEFT_ERR_SYSTEM naming
+ * the file; the errors of the collectives. */
 WEFT_API weft_status_t weft_checkpoint_save(weft_context_t* ctx, const char* path, int32_t n,
                                             const char* const* names,
                                             const weft_layout_t* const* layouts,

@@ -121,5 +121,21 @@ TEST(HostOpsErrors, BadArgumentsNameThemselves) {
   EXPECT_EQ(ops.Fill(kHost, r, one, nullptr, 4).code(), Code::kInvalidArgument);
 }
 
+TEST(HostTransfers, ToHostFromHostCopyBytesAndSynchronizeHasNothingToWait) {
+  HostOps& ops = HostOps::Get();
+  std::vector<char> a(1000), b(1000, 0), c(1000, 0);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<char>(i * 7 + 3);
+  ASSERT_TRUE(ops.ToHost(kHost, b.data(), a.data(), a.size()).ok());
+  ASSERT_TRUE(ops.FromHost(kHost, c.data(), b.data(), b.size()).ok());
+  EXPECT_EQ(c, a);
+  EXPECT_TRUE(ops.ToHost(kHost, nullptr, nullptr, 0).ok());  // nothing to move
+  EXPECT_TRUE(ops.Synchronize(kHost).ok());
+  const Status s = ops.ToHost(kHost, nullptr, a.data(), 4);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("NULL"), std::string::npos) << s.message();
+  int stream = 0;
+  EXPECT_EQ(ops.Synchronize(Target{{kDLCPU, 0}, &stream}).code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace weft::device::host::test
