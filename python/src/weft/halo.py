@@ -6,8 +6,6 @@ import ctypes
 from dataclasses import dataclass
 from typing import Any, List, Optional, Sequence, Tuple
 
-import numpy as np
-
 from . import _dlpack, _lib
 from .errors import InvalidArgumentError, check
 from .layout import Layout
@@ -93,16 +91,19 @@ class HaloPlan(Plan):
         nd = self.layout.ndim
         return tuple(shape[:nd]), tuple(origin[:nd])
 
-    def _padded(self, padded: Optional[Array], name: str) -> Tuple[Any, _dlpack.View]:
+    def _padded(self, padded: Optional[Array], name: str, like: Any = None,
+                vlike: Optional[_dlpack.View] = None,
+                stream: Optional[int] = None) -> Tuple[Any, _dlpack.View]:
         shape = self.padded_shape()[0]
         if padded is None:
-            padded = np.empty(shape, dtype=self.layout.dtype)
-        v = _dlpack.view(padded, name, writable=True)
+            padded = _dlpack.empty_like(like, vlike, shape, self.layout.dtype, name)
+        v = _dlpack.view(padded, name, writable=True, stream=stream)
         _dlpack.check_block(v, name, shape, self.layout._dl)
         return padded, v
 
-    def _local(self, x: Array, name: str, writable: bool) -> _dlpack.View:
-        v = _dlpack.view(x, name, writable=writable)
+    def _local(self, x: Array, name: str, writable: bool,
+               stream: Optional[int] = None) -> _dlpack.View:
+        v = _dlpack.view(x, name, writable=writable, stream=stream)
         _dlpack.check_block(v, name, self.layout.local_shape(), self.layout._dl)
         return v
 
@@ -110,32 +111,38 @@ class HaloPlan(Plan):
         raise InvalidArgumentError(-1, "a halo plan runs through exchange() or accumulate()")
 
     def exchange(self, x: Array, padded: Optional[Array] = None, *, async_op: bool = False,
-                 timeout_ms: Optional[int] = None) -> Any:
-        """Fills `padded` (allocated when None) from this rank's block `x` and the neighbours'."""
-        vin = self._local(x, "x", False)
-        padded, vout = self._padded(padded, "padded")
+                 timeout_ms: Optional[int] = None, stream: Any = None) -> Any:
+        """Fills `padded` (allocated when None) from this rank's block `x` and the neighbours'.
+
+        CUDA tensors (nccl backend) go on `stream` as in Plan.execute."""
+        s = _dlpack.stream_handle(stream)
+        vin = self._local(x, "x", False, s)
+        padded, vout = self._padded(padded, "padded", x, vin, s)
         return run(_lib.lib().weft_halo_exchange,
                    (self._handle, ctypes.byref(vin.tensor), ctypes.byref(vout.tensor)),
-                   (vin, vout), padded, async_op, timeout_ms)
+                   (vin, vout), padded, async_op, timeout_ms, s)
 
     def exchange_inplace(self, padded: Array, *, async_op: bool = False,
-                         timeout_ms: Optional[int] = None) -> Any:
+                         timeout_ms: Optional[int] = None, stream: Any = None) -> Any:
         """Fills only the ghost cells of `padded`, whose owned cells hold the local data."""
-        padded, v = self._padded(padded, "padded")
+        s = _dlpack.stream_handle(stream)
+        padded, v = self._padded(padded, "padded", stream=s)
         return run(_lib.lib().weft_halo_exchange_inplace, (self._handle, ctypes.byref(v.tensor)),
-                   (v,), padded, async_op, timeout_ms)
+                   (v,), padded, async_op, timeout_ms, s)
 
     def accumulate(self, padded_grad: Array, local_grad: Optional[Array] = None, *,
                    add: bool = False, async_op: bool = False,
-                   timeout_ms: Optional[int] = None) -> Any:
+                   timeout_ms: Optional[int] = None, stream: Any = None) -> Any:
         """The adjoint of exchange: every padded cell adds into the element it was read from."""
-        _, vin = self._padded(padded_grad, "padded_grad")
+        s = _dlpack.stream_handle(stream)
+        _, vin = self._padded(padded_grad, "padded_grad", stream=s)
         if local_grad is None:
-            local_grad = self.layout.empty()
-        vout = self._local(local_grad, "local_grad", True)
+            local_grad = _dlpack.empty_like(padded_grad, vin, self.layout.local_shape(),
+                                            self.layout.dtype, "local_grad")
+        vout = self._local(local_grad, "local_grad", True, s)
         return run(_lib.lib().weft_halo_accumulate,
                    (self._handle, ctypes.byref(vin.tensor), ctypes.byref(vout.tensor), int(add)),
-                   (vin, vout), local_grad, async_op, timeout_ms)
+                   (vin, vout), local_grad, async_op, timeout_ms, s)
 
 
 @dataclass

@@ -14,7 +14,8 @@ from .errors import InvalidArgumentError, check, text
 from .layout import Layout
 from .mesh import _destroy
 
-Array = Any  # a NumPy array or any object with __dlpack__ (CPU memory)
+Array = Any  # a NumPy array or any object with __dlpack__ (CPU memory, or CUDA on nccl)
+Stream = Any  # None (legacy default stream), a cudaStream_t as an int, or a torch.cuda.Stream
 
 
 @dataclass(frozen=True)
@@ -39,39 +40,45 @@ def plan_options(rank: Optional[int], extra_bytes_cap: Optional[int]) -> _lib.Pl
 
 
 def run(fn: Any, args: Tuple[Any, ...], keep: Any, result: Any, async_op: bool,
-        timeout_ms: Optional[int]) -> Any:
+        timeout_ms: Optional[int], stream: Optional[int] = None) -> Any:
     """Calls a communicating C function with its (stream, opts, work) tail.
 
     Blocking: returns `result`. async_op: returns a Work holding `keep` (the buffers) until done.
+    On CUDA buffers either way the work is enqueued on `stream` when the call returns (SPEC §6.2).
     """
     opts = call_options(timeout_ms)
     popts = None if opts is None else ctypes.byref(opts)
+    cstream = None if stream is None else ctypes.c_void_p(stream)
     if not async_op:
-        check(fn(*args, None, popts, None))
+        check(fn(*args, cstream, popts, None))
         return result
     work = ctypes.c_void_p()
-    check(fn(*args, None, popts, ctypes.byref(work)))
+    check(fn(*args, cstream, popts, ctypes.byref(work)))
     return Work(work.value, keep, result)
 
 
-def in_view(x: Optional[Array], layout: Layout, name: str) -> Optional[_dlpack.View]:
+def in_view(x: Optional[Array], layout: Layout, name: str,
+            stream: Optional[int] = None) -> Optional[_dlpack.View]:
     """The input buffer's view, checked against this rank's block (None off the mesh)."""
     if not layout.mesh.holds_self():
         return None  # cross-mesh: what a rank off the source mesh passes is ignored
     if x is None:
         raise InvalidArgumentError(-1, f"{name} is None on a rank of the layout's mesh")
-    v = _dlpack.view(x, name)
+    v = _dlpack.view(x, name, stream=stream)
     _dlpack.check_block(v, name, layout.local_shape(), layout._dl)
     return v
 
 
-def out_view(out: Optional[Array], layout: Layout, name: str) -> Tuple[Any, Optional[_dlpack.View]]:
-    """The output buffer (allocated as NumPy when None) and its view; (None, None) off the mesh."""
+def out_view(out: Optional[Array], layout: Layout, name: str, like: Any = None,
+             vlike: Optional[_dlpack.View] = None,
+             stream: Optional[int] = None) -> Tuple[Any, Optional[_dlpack.View]]:
+    """The output buffer and its view; (None, None) off the mesh. When `out` is None it is
+    allocated where the input `like` (viewed as vlike) lives: NumPy, or CUDA memory."""
     if not layout.mesh.holds_self():
         return None, None
     if out is None:
-        out = layout.empty()
-    v = _dlpack.view(out, name, writable=True)
+        out = _dlpack.empty_like(like, vlike, layout.local_shape(), layout.dtype, name)
+    v = _dlpack.view(out, name, writable=True, stream=stream)
     _dlpack.check_block(v, name, layout.local_shape(), layout._dl)
     return out, v
 
@@ -158,44 +165,53 @@ class Plan:
         return self._handle
 
     def __call__(self, x: Optional[Array], out: Optional[Array] = None, *,
-                 async_op: bool = False, timeout_ms: Optional[int] = None) -> Any:
-        return self.execute(x, out, async_op=async_op, timeout_ms=timeout_ms)
+                 async_op: bool = False, timeout_ms: Optional[int] = None,
+                 stream: Stream = None) -> Any:
+        return self.execute(x, out, async_op=async_op, timeout_ms=timeout_ms, stream=stream)
 
     def execute(self, x: Optional[Array], out: Optional[Array] = None, *, async_op: bool = False,
-                timeout_ms: Optional[int] = None) -> Any:
+                timeout_ms: Optional[int] = None, stream: Stream = None) -> Any:
         """Moves this rank's block `x` of src into `out` (allocated when None) and returns it.
 
         Collective over the plan's ranks. async_op=True returns a Work whose wait() returns
-        the output; `x` and `out` stay referenced until then.
+        the output; `x` and `out` stay referenced until then. CUDA tensors (nccl backend) are
+        read and written on `stream` (None: the legacy default stream); the call returns once
+        the work is enqueued there, and `out` defaults to x.new_empty(...). The plan's device
+        workspace is released on the stream of its last execution: destroy the plan before
+        that stream.
         """
-        if not async_op and timeout_ms is None and len(self.pairs) == 1:
+        if (not async_op and timeout_ms is None and stream is None and len(self.pairs) == 1):
             done = fast_call(self._exec, self._handle, self.pairs[0], x, out)
             if done is not None:
                 return done
         if len(self.pairs) != 1:
             return self.execute_n([x], None if out is None else [out], async_op=async_op,
-                                  timeout_ms=timeout_ms)
+                                  timeout_ms=timeout_ms, stream=stream)
         src, dst = self.pairs[0]
-        vin = in_view(x, src, "x")
-        out, vout = out_view(out, dst, "out")
+        s = _dlpack.stream_handle(stream)
+        vin = in_view(x, src, "x", s)
+        out, vout = out_view(out, dst, "out", x, vin, s)
         return run(_lib.lib().weft_plan_execute, (self._handle, _ptr(vin), _ptr(vout)),
-                   (vin, vout), out, async_op, timeout_ms)
+                   (vin, vout), out, async_op, timeout_ms, s)
 
     def execute_n(self, xs: Sequence[Optional[Array]], outs: Optional[Sequence[Any]] = None, *,
-                  async_op: bool = False, timeout_ms: Optional[int] = None) -> Any:
+                  async_op: bool = False, timeout_ms: Optional[int] = None,
+                  stream: Stream = None) -> Any:
         """Runs a batched plan: xs[i] is tensor i's block; returns the list of outputs."""
         n = len(self.pairs)
         if len(xs) != n or (outs is not None and len(outs) != n):
             raise InvalidArgumentError(-1, f"the plan moves {n} tensors; got {len(xs)} inputs")
+        s = _dlpack.stream_handle(stream)
         vins, vouts, results = [], [], []
         for i, (src, dst) in enumerate(self.pairs):
-            vins.append(in_view(xs[i], src, f"xs[{i}]"))
-            o, vo = out_view(None if outs is None else outs[i], dst, f"outs[{i}]")
+            vins.append(in_view(xs[i], src, f"xs[{i}]", s))
+            o, vo = out_view(None if outs is None else outs[i], dst, f"outs[{i}]", xs[i],
+                             vins[-1], s)
             results.append(o)
             vouts.append(vo)
         cin, cout = _dlpack.views_array(vins), _dlpack.views_array(vouts)
         return run(_lib.lib().weft_plan_execute_n, (self._handle, n, cin, cout),
-                   (vins, vouts, cin, cout), results, async_op, timeout_ms)
+                   (vins, vouts, cin, cout), results, async_op, timeout_ms, s)
 
     def describe(self) -> str:
         """One line per step: collective, mesh dims, placements, bytes."""
@@ -208,17 +224,19 @@ class Plan:
 
 
 def redistribute(x: Optional[Array], src: Layout, dst: Layout, out: Optional[Array] = None, *,
-                 async_op: bool = False,
-                 timeout_ms: Optional[int] = None) -> Union[np.ndarray, Work, None]:
+                 async_op: bool = False, timeout_ms: Optional[int] = None,
+                 stream: Stream = None) -> Union[np.ndarray, Work, None]:
     """One-shot redistribute of this rank's block `x` from `src` to `dst` (plans are cached).
 
-    Returns the output block (a new NumPy array when `out` is None), or a Work with async_op.
+    Returns the output block (a new NumPy array when `out` is None, x.new_empty(...) for CUDA
+    tensors), or a Work with async_op. CUDA tensors go on `stream` (Plan.execute).
     """
-    if not async_op and timeout_ms is None:
+    if not async_op and timeout_ms is None and stream is None:
         done = fast_call(_lib.lib().weft_redistribute, src.handle, (src, dst), x, out, dst.handle)
         if done is not None:
             return done
-    vin = in_view(x, src, "x")
-    out, vout = out_view(out, dst, "out")
+    s = _dlpack.stream_handle(stream)
+    vin = in_view(x, src, "x", s)
+    out, vout = out_view(out, dst, "out", x, vin, s)
     return run(_lib.lib().weft_redistribute, (src.handle, _ptr(vin), dst.handle, _ptr(vout)),
-               (vin, vout), out, async_op, timeout_ms)
+               (vin, vout), out, async_op, timeout_ms, s)

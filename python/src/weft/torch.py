@@ -110,6 +110,11 @@ def redistribute(ctx: Context, x: DTensor, placements: Sequence[Any]) -> DTensor
     local = x.to_local()
     if not local.is_contiguous():
         local = local.contiguous()
-    out = torch.from_dlpack(weft_redistribute(local.detach(), src, dst))
+    # CUDA tensors (nccl backend): on torch's current stream, into a tensor on the same device,
+    # so that the result is ordered like any torch op's, with no host synchronisation.
+    stream = torch.cuda.current_stream(local.device) if local.is_cuda else None
+    out = weft_redistribute(local.detach(), src, dst, stream=stream)
+    if not isinstance(out, torch.Tensor):
+        out = torch.from_dlpack(out)
     return DTensor.from_local(out, x.device_mesh, list(placements), run_check=False,
                               shape=x.shape, stride=x.stride())

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "device/cuda/cuda_abi.hpp"
 
@@ -32,16 +33,32 @@ struct CUstream_st {
   std::thread worker;
 
   CUstream_st() : worker([this] { Run(); }) {}
-  ~CUstream_st() {
+  ~CUstream_st() { Retire(); }
+
+  // cudaStreamDestroy: the queued work runs to the end, then the thread stops. The object
+  // stays (see Graveyard): events recorded on the stream stay valid after it, as on the real
+  // runtime, and work still handed to it runs at once on the caller's thread.
+  void Retire() {
     {
       std::lock_guard<std::mutex> lock(mu);
+      if (stop) return;
       stop = true;
     }
     cv.notify_all();
     worker.join();
   }
+
   uint64_t Enqueue(std::function<void()> work) {
-    std::lock_guard<std::mutex> lock(mu);
+    std::unique_lock<std::mutex> lock(mu);
+    if (stop) {
+      const uint64_t ticket = ++enqueued;
+      lock.unlock();
+      work();
+      lock.lock();
+      ++completed;
+      cv.notify_all();
+      return ticket;
+    }
     queue.push_back(std::move(work));
     cv.notify_all();
     return ++enqueued;
@@ -103,6 +120,13 @@ std::mutex alloc_mu;
 std::map<uintptr_t, size_t>& Allocations() {
   static auto* m = new std::map<uintptr_t, size_t>();  // outlives static destructors
   return *m;
+}
+
+// Destroyed streams, kept for the events recorded on them (reachable: not a leak to LSan).
+std::mutex graveyard_mu;
+std::vector<cudaStream_t>& Graveyard() {
+  static auto* g = new std::vector<cudaStream_t>();
+  return *g;
 }
 
 // The legacy default stream (stream 0): created on first use, never destroyed.
@@ -232,7 +256,9 @@ __attribute__((visibility("default"))) cudaError_t cudaStreamCreate(cudaStream_t
 
 __attribute__((visibility("default"))) cudaError_t cudaStreamDestroy(cudaStream_t s) {
   if (!s) return Fail(kErrorInvalidResourceHandle);
-  delete s;  // runs what is queued first
+  s->Retire();  // runs what is queued first
+  std::lock_guard<std::mutex> lock(graveyard_mu);
+  Graveyard().push_back(s);
   return kSuccess;
 }
 
