@@ -36,7 +36,13 @@ Result<char*> Workspace::Reserve(Ops& ops, const Target& t, size_t bytes) {
   const DLDevice held = buf_.target().device;
   const bool same_device =
       held.device_type == t.device.device_type && held.device_id == t.device.device_id;
-  if (buf_.data() != nullptr && same_device && buf_.size() >= bytes) return buf_.data();
+  if (buf_.data() != nullptr && same_device && buf_.size() >= bytes) {
+    if (buf_.target().stream != t.stream) {
+      WEFT_RETURN_IF_ERROR(ops.Synchronize(buf_.target()));
+      buf_.Rebind(t);
+    }
+    return buf_.data();
+  }
   if (bytes == 0 && buf_.data() == nullptr) return nullptr;
   buf_.Reset();  // first, so that the old and the new never need to fit together
   WEFT_ASSIGN_OR_RETURN(buf_, Buffer::Allocate(ops, t, bytes));

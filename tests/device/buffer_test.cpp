@@ -89,6 +89,27 @@ TEST(Workspace, MovesToTheDeviceItIsAskedFor) {
   EXPECT_EQ(ws.capacity(), 16u);
 }
 
+// Memory reused on another stream waits for the old stream's work first, then belongs to the
+// new stream (its frees go there).
+TEST(Workspace, ReuseOnAnotherStreamWaitsForTheOldStream) {
+  FakeDeviceOps fake(kFake);
+  const Target other{kFake.device, reinterpret_cast<Stream>(0x20)};
+  {
+    Workspace ws;
+    ASSERT_TRUE(ws.Reserve(fake, kFake, 100).ok());
+    ASSERT_TRUE(ws.Reserve(fake, kFake, 50).ok());
+    EXPECT_EQ(fake.syncs, 0);  // same stream: ordered there already
+    auto p = ws.Reserve(fake, other, 80);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ(fake.syncs, 1);  // on the old stream (kFake: not a wrong target)
+    EXPECT_EQ(fake.wrong_target, 0);
+    EXPECT_EQ(ws.stream(), other.stream);
+    EXPECT_EQ(fake.allocs, 1);  // the same memory
+  }
+  EXPECT_EQ(fake.frees, 1);
+  EXPECT_EQ(fake.wrong_target, 1);  // the free, on the new stream
+}
+
 TEST(Workspace, AllocationErrorsPropagateAndLeaveItEmpty) {
   FakeDeviceOps fake(kFake);
   fake.fail_allocations_from = 1 << 20;
