@@ -66,7 +66,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 targets="nccl_api_test fake_nccl_test weftrun collbench weft-backend-nccl weft-fake-nccl
   weft-fake-cudart weft_conformance weft_redistribute_test weft_halo_test device_cuda_ops_test
-  weft-device-cuda-fake"
+  weft-device-cuda-fake weft_checkpoint_test weft-backend-self"
 # The nvcc build of the CUDA operations, where CMake found nvcc.
 grep -q "weft-device-cuda.so" "$BUILD/build.ninja" 2>/dev/null && targets="$targets weft-device-cuda"
 step "build" "$LOGS/build.log" ninja -C "$BUILD" -j"$CORES" $targets
@@ -97,7 +97,18 @@ if [ $DRY -eq 0 ]; then
     env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
     "$BUILD/tests/device/cuda/device_cuda_ops_test" --gtest_brief=1
 fi
+if [ $DRY -eq 0 ]; then
+  # Checkpoints of cudaMalloc'd blocks (strided too), saved and loaded on a stream.
+  step "checkpoint of device buffers, GPU" "$LOGS/ckpt_device.log" \
+    env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 WEFT_CKPT_DIR="$LOGS" \
+    "$RUN" -n 1 --backend self "$BUILD/tests/checkpoint/weft_checkpoint_test" --gtest_brief=1 \
+    '--gtest_filter=DeviceRoundTrip.*'
+fi
 FAKES="$BUILD/lib/fakes"
+step "checkpoint of device buffers, fakes" "$LOGS/ckpt_device_fakes.log" \
+  env WEFT_PLUGIN_PATH="$FAKES" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" WEFT_CKPT_DIR="$LOGS" \
+  "$RUN" -n 1 --backend self "$BUILD/tests/checkpoint/weft_checkpoint_test" --gtest_brief=1 \
+  '--gtest_filter=DeviceRoundTrip.*'
 step "plugin conformance, 2 ranks, fakes" "$LOGS/plugin_fakes.log" \
   env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
   "$RUN" -n 2 --backend nccl "$BUILD/tests/backends/conformance/weft_conformance" --gtest_brief=1
