@@ -18,6 +18,10 @@ inline constexpr weft_bk_param_t kParams[] = {
     DeclareString("WEFT_CUDART_LIBRARY", nullptr, kUser, kLocal,
                   "the CUDA runtime library the plugin opens; unset: libcudart.so.13, then "
                   "libcudart.so.12, then libcudart.so"),
+    DeclareInt("WEFT_NCCL_WATCHDOG_MS", "100", 0, 60000, kUser, kLocal,
+               "period of the thread that polls NCCL's asynchronous errors, so that a dead "
+               "peer aborts the communicators (and frees streams waiting on them) with no call "
+               "into Weft; 0: only calls poll"),
 };
 
 }  // namespace params_table

@@ -319,5 +319,38 @@ TEST(FaultTest, DestroyWithPendingWorkAbortsItBeforeFreeing) {
   }
 }
 
+// NCCL only (device buffers): a link failure with every process alive, which only NCCL's
+// asynchronous error reports (the fake's FAKE_NCCL_FAIL_BYTES), leaves ranks waiting on their
+// streams, not in Weft. The plugin's watchdog (WEFT_NCCL_WATCHDOG_MS) aborts the communicators,
+// which releases the waits, and the next call reports the failure, within about a second.
+TEST(NcclFaultTest, LinkFailureReleasesAWaitOnTheStream) {
+  constexpr int kRanks = 3;
+  constexpr int64_t kNumel = 65536;
+  const auto deadline = Clock::now() + 25s;
+  std::vector<WorkerSpec> specs = World(kRanks, {"streamwait", "30000", std::to_string(kNumel)});
+  for (WorkerSpec& s : specs)  // the all-reduce of half the elements fails
+    s.env.push_back("FAKE_NCCL_FAIL_BYTES=" + std::to_string(kNumel / 2 * sizeof(float)));
+  WorkerGroup g(WEFT_FAULT_WORKER, specs);
+  const std::vector<size_t> all = All(kRanks);
+  ASSERT_TRUE(g.ReadUntil([&] { return AnyFailed(g) || AllHave(g, all, "waiting"); }, deadline) &&
+              !AnyFailed(g))
+      << Dump(g);
+  const int64_t t_wait = MonotonicNs();
+  for (size_t i : all) ASSERT_EQ(g.Find(i, "waiting")->status, WEFT_OK) << Dump(g);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, all, "op"); }, deadline))
+      << "a rank stayed in its stream wait after the link failure:\n"
+      << Dump(g);
+  for (size_t i : all) {
+    const Report op = *g.Find(i, "op");
+    EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_PEER_FAILURE))
+        << "rank " << i << ": " << op.message;
+    EXPECT_NE(op.message.find("injected"), std::string::npos) << "rank " << i << ": " << op.message;
+    const double after = (op.t1_ns - t_wait) * kNs;
+    EXPECT_LT(after, 3.0) << "rank " << i << " failed " << after << " s after its wait began";
+    std::printf("rank %zu: the next call failed %.0f ms after the wait began\n", i, after * 1000);
+  }
+  ExpectCleanTeardown(g, all, deadline);
+}
+
 }  // namespace
 }  // namespace weft::test

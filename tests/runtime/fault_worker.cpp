@@ -15,10 +15,17 @@
 //   fault_worker sweep <timeout_ms>         all-reduce, all-gather and all-to-all of 4 KiB to
 //                                           4 MiB, values checked, until one fails; one more
 //                                           call ("after"); hold; destroy without an abort
+//   fault_worker streamwait <timeout_ms> <numel>
+//                                           nccl on the fakes: allreduces of CUDA-tagged buffers
+//                                           and waits on the stream, not in Weft ("ready"); one
+//                                           of numel/2 that the fake fails (FAKE_NCCL_FAIL_BYTES)
+//                                           and a wait on the stream ("waiting"); one more call
+//                                           ("op"); hold; abort
 //
 // "hold": after reporting the failure the worker waits until the driver writes to (or closes)
 // its stdin, so that no survivor's teardown disturbs another survivor's failure report.
 // Exit status: 0 when the scenario ran its course, 1 when a value check failed, 2 on usage.
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -129,6 +136,60 @@ int Loop(int64_t timeout_ms, int64_t numel) {
     }
     if (i == 2) Send(Describe("ready", ctx, rank, s, t0));
   }
+  HoldThenTearDown(ctx, rank);
+  return 0;
+}
+
+// cudaStreamSynchronize(NULL) of the runtime the plugin uses (WEFT_CUDART_LIBRARY: the fake
+// one), as a framework waits for its stream; false when it cannot be called.
+bool WaitOnTheStream() {
+  using Sync = int (*)(void*);
+  static const Sync sync = [] {
+    const char* lib = std::getenv("WEFT_CUDART_LIBRARY");
+    void* h = ::dlopen(lib ? lib : "libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
+    return h ? reinterpret_cast<Sync>(::dlsym(h, "cudaStreamSynchronize")) : nullptr;
+  }();
+  return sync != nullptr && sync(nullptr) == 0;
+}
+
+// Device buffers complete when enqueued (SPEC §6.2): a failed link then shows as a stream that
+// never passes the all-reduce, with every process alive (the store sees nothing). After three
+// good rounds ("ready") every rank enqueues an all-reduce of half the elements, which the fake
+// NCCL fails as a broken link (FAKE_NCCL_FAIL_BYTES, set by the driver to its size), says so
+// ("waiting") and waits on the stream, not in Weft. Only the plugin's watchdog can end that
+// wait, by aborting the communicators; the next call then reports the failure ("op").
+int StreamWait(int64_t timeout_ms, int64_t numel) {
+  int32_t rank = 0, size = 1;
+  weft_context_t* ctx = Join(&rank, &size);
+  if (!ctx) return 0;
+  std::vector<float> send(numel, static_cast<float>(rank + 1)), recv(numel, 0.0f);
+  Tensor1D in(send.data(), numel, kFloat32), out(recv.data(), numel, kFloat32);
+  in.t.device = out.t.device = DLDevice{kDLCUDA, 0};  // the fakes' device memory is host memory
+  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+  opts.timeout_ms = timeout_ms;
+  const float expected = static_cast<float>(size) * static_cast<float>(size + 1) / 2.0f;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t t0 = MonotonicNs();
+    const weft_status_t s =
+        weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+    if (s != WEFT_OK || !WaitOnTheStream() || recv[0] != expected || recv[numel - 1] != expected) {
+      Send(Describe("check", ctx, rank, s == WEFT_OK ? -1 : s, t0));
+      return 1;
+    }
+  }
+  Send(Describe("ready", ctx, rank, WEFT_OK, MonotonicNs()));
+  in.shape[0] = out.shape[0] = numel / 2;
+  int64_t t0 = MonotonicNs();
+  weft_status_t s =
+      weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+  Send(Describe("waiting", ctx, rank, s, t0));
+  if (s == WEFT_OK && !WaitOnTheStream()) {
+    Send(Describe("sync", ctx, rank, -1, t0));
+    return 1;
+  }
+  t0 = MonotonicNs();
+  s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+  Send(Describe("op", ctx, rank, s, t0));
   HoldThenTearDown(ctx, rank);
   return 0;
 }
@@ -425,18 +486,29 @@ int Sweep(int64_t timeout_ms) {
 
 int main(int argc, char** argv) {
   using namespace weft::test;
+  using Args = char**;
+  // scenario, its argument count, and how it runs on argv[2...]
+  struct Scenario {
+    const char* name;
+    int args;
+    int (*run)(Args);
+  };
+  static constexpr Scenario kScenarios[] = {
+      {"loop", 2, [](Args a) { return Loop(std::atoll(a[2]), std::atoll(a[3])); }},
+      {"badarg", 1, [](Args a) { return BadArgument(std::atoi(a[2])); }},
+      {"create", 0, [](Args) { return CreateOnly(); }},
+      {"rules", 1, [](Args a) { return RulesAttach(std::atoi(a[2])); }},
+      {"pending", 0, [](Args) { return Pending(); }},
+      {"stress", 1, [](Args a) { return Stress(std::atoi(a[2])); }},
+      {"sweep", 1, [](Args a) { return Sweep(std::atoll(a[2])); }},
+      {"silent", 2, [](Args a) { return Silent(std::atoll(a[2]), std::atoi(a[3])); }},
+      {"streamwait", 2, [](Args a) { return StreamWait(std::atoll(a[2]), std::atoll(a[3])); }},
+  };
   const std::string scenario = argc > 1 ? argv[1] : "";
-  if (scenario == "loop" && argc == 4) return Loop(std::atoll(argv[2]), std::atoll(argv[3]));
-  if (scenario == "badarg" && argc == 3) return BadArgument(std::atoi(argv[2]));
-  if (scenario == "create" && argc == 2) return CreateOnly();
-  if (scenario == "rules" && argc == 3) return RulesAttach(std::atoi(argv[2]));
-  if (scenario == "pending" && argc == 2) return Pending();
-  if (scenario == "stress" && argc == 3) return Stress(std::atoi(argv[2]));
-  if (scenario == "sweep" && argc == 3) return Sweep(std::atoll(argv[2]));
-  if (scenario == "silent" && argc == 4) return Silent(std::atoll(argv[2]), std::atoi(argv[3]));
-  std::fprintf(
-      stderr,
-      "usage: fault_worker loop|badarg|create|rules|stress|pending|silent|sweep ARGS (see the "
-      "source)\n");
+  for (const Scenario& s : kScenarios)
+    if (scenario == s.name && argc == s.args + 2) return s.run(argv);
+  std::fprintf(stderr,
+               "usage: fault_worker loop|badarg|create|rules|stress|pending|silent|sweep|"
+               "streamwait ARGS (see the source)\n");
   return 2;
 }

@@ -1,8 +1,11 @@
 #include "backends/nccl/plugin/state.hpp"
 
 #include <algorithm>
+#include <chrono>
 
+#include "backends/nccl/params.hpp"
 #include "backends/nccl/plugin/comm.hpp"
+#include "backends/nccl/plugin/watchdog.hpp"
 
 namespace weft::backends::nccl_plugin {
 
@@ -23,11 +26,16 @@ weft_status_t State::Create(const weft_bk_host_api_t* host, const weft_bk_init_a
   // devices in turn.
   s->device_ = std::max(0, args->local_rank) % std::max(1, count);
   if (weft_status_t st = s->UseDevice(); st != WEFT_OK) return st;
+  const param::Parsed period = param::Read(kParams[2]);  // WEFT_NCCL_WATCHDOG_MS
+  if (!period.ok()) return s->Fail(WEFT_ERR_INVALID_ARGUMENT, period.error);
+  State* raw = s.get();
+  s->watchdog_ = std::make_unique<Watchdog>(std::chrono::milliseconds(period.value.number),
+                                            [raw] { (void)raw->Poll(); });
   *out = std::move(s);
   return WEFT_OK;
 }
 
-State::~State() = default;
+State::~State() { watchdog_.reset(); }
 
 weft_status_t State::Fail(weft_status_t s, const std::string& message) const {
   const std::string m = "nccl: " + message;

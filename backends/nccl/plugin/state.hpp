@@ -17,6 +17,7 @@
 namespace weft::backends::nccl_plugin {
 
 class Comm;
+class Watchdog;
 
 class State {
  public:
@@ -63,7 +64,8 @@ class State {
   std::vector<Comm*> comms_;
   std::atomic<weft_status_t> failure_{WEFT_OK};
   std::atomic<int32_t> failed_rank_{-1};
-  std::string failure_message_;  // under mu_
+  std::string failure_message_;         // under mu_
+  std::unique_ptr<Watchdog> watchdog_;  // last: stops before the rest goes
 };
 
 }  // namespace weft::backends::nccl_plugin

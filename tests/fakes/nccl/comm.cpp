@@ -58,7 +58,11 @@ void Execute(Op& op, bool hang) {
     std::unique_lock<std::mutex> lock(c.mu);
     c.cv.wait(lock, [&] { return c.ran + 1 == op.ticket || c.aborted.load(); });
   }
-  if (!c.aborted.load()) {
+  if (!c.aborted.load() && !op.injected_failure.empty()) {
+    c.SetError(nccl::kRemoteError, op.injected_failure);
+    std::unique_lock<std::mutex> lock(c.mu);
+    if (hang) c.cv.wait(lock, [&] { return c.aborted.load(); });
+  } else if (!c.aborted.load()) {
     for (auto& f : op.before) f();
     std::string why;
     Outcome out = SelfTransfers(op, &why);

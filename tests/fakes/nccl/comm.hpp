@@ -50,6 +50,9 @@ struct Op {
   std::vector<Transfer> transfers;
   std::vector<std::function<void()>> before, after;
   std::vector<std::unique_ptr<char[]>> scratch;  // receive buffers to reduce from
+  // Non-empty: the operation fails as a broken link would, with every process alive (its
+  // asynchronous error, its stream blocked until the abort): FAKE_NCCL_FAIL_BYTES.
+  std::string injected_failure;
 };
 
 // Issues `op` on `stream`: it runs there after the communicator's earlier operations.

@@ -168,12 +168,26 @@ void ReduceInRankOrder(ncclDataType_t type, ncclRedOp_t op, size_t count, int me
 }
 
 // recv = the ranks' `send` reduced in rank order; `root` < 0: on every rank, else on root only.
+// FAKE_NCCL_FAIL_BYTES=n: every reduction of n bytes fails as a broken link would
+// (Op::injected_failure): what only a poll of ncclCommGetAsyncError notices, since no process
+// dies. 0 or unset: none.
+size_t FailBytes() {
+  static const size_t n = [] {
+    const char* v = std::getenv("FAKE_NCCL_FAIL_BYTES");
+    return v ? static_cast<size_t>(std::strtoull(v, nullptr, 10)) : size_t{0};
+  }();
+  return n;
+}
+
 ncclResult_t ReduceTo(const void* send, void* recv, size_t count, ncclDataType_t type,
                       ncclRedOp_t op_code, int root, ncclComm_t comm, cudaStream_t stream) {
   if (!CanReduce(type, op_code)) return Fail(nccl::kInvalidArgument, "unsupported reduction");
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
+  if (bytes > 0 && bytes == FailBytes())
+    op->injected_failure =
+        "a link failed (injected: FAKE_NCCL_FAIL_BYTES=" + std::to_string(bytes) + ")";
   std::vector<char*> from(static_cast<size_t>(n), nullptr);
   for (int p = 0; p < n; ++p) {
     if (p == me) continue;
