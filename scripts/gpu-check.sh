@@ -66,7 +66,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 fi
 targets="nccl_api_test fake_nccl_test weftrun collbench weft-backend-nccl weft-fake-nccl
   weft-fake-cudart weft_conformance weft_redistribute_test weft_halo_test device_cuda_ops_test
-  weft-device-cuda-fake weft_checkpoint_test weft-backend-self"
+  weft-device-cuda-fake weft_checkpoint_test weft-backend-self nccl_dispatch_bench"
 # The nvcc build of the CUDA operations, where CMake found nvcc.
 grep -q "weft-device-cuda.so" "$BUILD/build.ninja" 2>/dev/null && targets="$targets weft-device-cuda"
 step "build" "$LOGS/build.log" ninja -C "$BUILD" -j"$CORES" $targets
@@ -121,11 +121,17 @@ step "redistribute, device buffers, fakes" "$LOGS/device_fakes.log" \
   '--gtest_filter=-TwoD.*:ThreeD.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
 
 if [ $DRY -eq 0 ]; then
+  # What Weft adds on the host to an 8-byte ncclAllReduce enqueued on a stream (target +3 us).
+  step "dispatch over NCCL, GPU" "$LOGS/nccl_dispatch.log" \
+    env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
+    WEFT_NCCL_LIBRARY=libnccl.so.2 "$BUILD/bench/nccl_dispatch_bench" --benchmark_min_time=0.5
   # nccl-tests' columns for Weft-over-NCCL and NCCL alone, one rank on the GPU.
   step "collbench -d cuda --raw nccl, GPU" "$LOGS/collbench_nccl.log" \
     "$RUN" -n 1 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda --raw nccl \
     -op allreduce,allgather,reduce_scatter,broadcast,alltoall -b 8 -e 256M -f 8 -n 20 -w 5
 fi
+step "dispatch over NCCL, fakes" "$LOGS/nccl_dispatch_fakes.log" \
+  "$BUILD/bench/nccl_dispatch_bench" --benchmark_min_time=0.1
 step "collbench -d cuda --raw nccl, fakes" "$LOGS/collbench_nccl_fakes.log" \
   env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
   WEFT_PLUGIN_PATH="$FAKES" "$RUN" -n 2 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda \
@@ -154,6 +160,12 @@ fi
 echo
 echo "== gpu-check: $(($(date +%s) - start)) s of ${LIMIT} s, $CORES cores$([ $DRY -eq 1 ] && echo ', dry run')"
 printf '%s\n' "${rows[@]}"
+for f in "$LOGS"/nccl_dispatch*.log; do
+  [ -f "$f" ] || continue
+  echo
+  echo "-- $(basename "$f")"
+  grep -E '^(BM_|ratio)' "$f"
+done
 for f in "$LOGS"/openmpi_*.log "$LOGS"/s0s1_*.log "$LOGS"/collbench_nccl*.log; do
   [ -f "$f" ] || continue
   echo
