@@ -112,25 +112,41 @@ void HoldThenTearDown(weft_context_t* ctx, int32_t rank) {
   Send(Describe("destroy", nullptr, rank, s, t0));
 }
 
+// The all-reduce the looping scenarios repeat: numel float32 holding rank + 1, summed, so every
+// rank knows the result; with the scenario's deadline.
+struct SumRound {
+  std::vector<float> send, recv;
+  Tensor1D in, out;
+  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
+  float expected;
+  SumRound(int32_t rank, int32_t size, int64_t numel, int64_t timeout_ms)
+      : send(numel, static_cast<float>(rank + 1)),
+        recv(numel, 0.0f),
+        in(send.data(), numel, kFloat32),
+        out(recv.data(), numel, kFloat32),
+        expected(static_cast<float>(size) * static_cast<float>(size + 1) / 2.0f) {
+    opts.timeout_ms = timeout_ms;
+  }
+  weft_status_t Run(weft_context_t* ctx) {
+    return weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+  }
+  bool Right() const { return recv.front() == expected && recv.back() == expected; }
+};
+
 int Loop(int64_t timeout_ms, int64_t numel) {
   int32_t rank = 0, size = 1;
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
-  std::vector<float> send(numel, static_cast<float>(rank + 1)), recv(numel, 0.0f);
-  Tensor1D in(send.data(), numel, kFloat32), out(recv.data(), numel, kFloat32);
-  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
-  opts.timeout_ms = timeout_ms;
-  const float expected = static_cast<float>(size) * static_cast<float>(size + 1) / 2.0f;
+  SumRound round(rank, size, numel, timeout_ms);
   const int64_t give_up = MonotonicNs() + 60'000'000'000;  // the driver kills long before
   for (int i = 0;; ++i) {
     const int64_t t0 = MonotonicNs();
-    const weft_status_t s =
-        weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+    const weft_status_t s = round.Run(ctx);
     if (s != WEFT_OK || MonotonicNs() > give_up) {
       Send(Describe("op", ctx, rank, s, t0));
       break;
     }
-    if (recv[0] != expected || recv[numel - 1] != expected) {
+    if (!round.Right()) {
       Send(Describe("check", ctx, rank, -1, t0));
       return 1;
     }
@@ -162,33 +178,28 @@ int StreamWait(int64_t timeout_ms, int64_t numel) {
   int32_t rank = 0, size = 1;
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
-  std::vector<float> send(numel, static_cast<float>(rank + 1)), recv(numel, 0.0f);
-  Tensor1D in(send.data(), numel, kFloat32), out(recv.data(), numel, kFloat32);
-  in.t.device = out.t.device = DLDevice{kDLCUDA, 0};  // the fakes' device memory is host memory
-  weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
-  opts.timeout_ms = timeout_ms;
-  const float expected = static_cast<float>(size) * static_cast<float>(size + 1) / 2.0f;
+  SumRound round(rank, size, numel, timeout_ms);
+  // The fakes' device memory is host memory.
+  round.in.t.device = round.out.t.device = DLDevice{kDLCUDA, 0};
   for (int i = 0; i < 3; ++i) {
     const int64_t t0 = MonotonicNs();
-    const weft_status_t s =
-        weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
-    if (s != WEFT_OK || !WaitOnTheStream() || recv[0] != expected || recv[numel - 1] != expected) {
+    const weft_status_t s = round.Run(ctx);
+    if (s != WEFT_OK || !WaitOnTheStream() || !round.Right()) {
       Send(Describe("check", ctx, rank, s == WEFT_OK ? -1 : s, t0));
       return 1;
     }
   }
   Send(Describe("ready", ctx, rank, WEFT_OK, MonotonicNs()));
-  in.shape[0] = out.shape[0] = numel / 2;
+  round.in.shape[0] = round.out.shape[0] = numel / 2;
   int64_t t0 = MonotonicNs();
-  weft_status_t s =
-      weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+  weft_status_t s = round.Run(ctx);
   Send(Describe("waiting", ctx, rank, s, t0));
   if (s == WEFT_OK && !WaitOnTheStream()) {
     Send(Describe("sync", ctx, rank, -1, t0));
     return 1;
   }
   t0 = MonotonicNs();
-  s = weft_allreduce(ctx, nullptr, 0, &in.t, &out.t, WEFT_REDUCE_SUM, nullptr, &opts, nullptr);
+  s = round.Run(ctx);
   Send(Describe("op", ctx, rank, s, t0));
   HoldThenTearDown(ctx, rank);
   return 0;
