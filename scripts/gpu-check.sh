@@ -20,8 +20,9 @@
 #      (device_cuda_ops_test), and their host build with redistribute on device buffers on the
 #      fakes.
 #   6. collbench -d cuda --raw nccl: Weft-over-NCCL next to NCCL's own calls, one rank.
-# Still to join (docs/design/nccl.md; listed as not yet built): the suites on real device
-# buffers.
+#   7. conformance, redistribute and halo again at one rank on device buffers (the runtime's
+#      managed memory, tests/support/device_buffers.hpp); on the fakes, redistribute at 2 ranks
+#      with every device pointer checked against the fake runtime's allocations.
 # --dry-run: the build and the fake steps only (what a machine without a GPU can run).
 # Prints one summary table; exits 1 if a step that ran failed.
 set -uo pipefail
@@ -92,6 +93,19 @@ if [ $DRY -eq 0 ]; then
     "$RUN" -n 1 --backend nccl "$BUILD/tests/halo/weft_halo_test" --gtest_brief=1
 fi
 if [ $DRY -eq 0 ]; then
+  # The same suites on device buffers: the real runtime's managed memory, tagged kDLCUDA, so
+  # that plans, halos and collectives run the nvcc kernels and NCCL on GPU memory.
+  GPU_ENV=(env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 WEFT_TEST_DEVICE_BUFFERS=1)
+  step "conformance, device buffers, GPU" "$LOGS/device_conformance.log" "${GPU_ENV[@]}" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/backends/conformance/weft_conformance" --gtest_brief=1 \
+    '--gtest_filter=-Mismatch.*'
+  step "redistribute, device buffers, GPU" "$LOGS/device_redistribute.log" "${GPU_ENV[@]}" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/redistribute/weft_redistribute_test" --gtest_brief=1 \
+    '--gtest_filter=-TwoD.*:ThreeD.*:PlanCheck.*:Concurrency.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
+  step "halo, device buffers, GPU" "$LOGS/device_halo.log" "${GPU_ENV[@]}" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tests/halo/weft_halo_test" --gtest_brief=1
+fi
+if [ $DRY -eq 0 ]; then
   # The nvcc build's kernels on the GPU against the same references as the host build.
   step "CUDA kernels vs host, GPU" "$LOGS/cuda_ops.log" \
     env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
@@ -116,7 +130,7 @@ step "CUDA kernels (host build), fakes" "$LOGS/cuda_ops_fakes.log" \
   "$BUILD/tests/device/cuda/device_cuda_ops_test" --gtest_brief=1
 step "redistribute, device buffers, fakes" "$LOGS/device_fakes.log" \
   env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
-  WEFT_PLUGIN_PATH="$FAKES" WEFT_TEST_DEVICE_BUFFERS=1 \
+  WEFT_PLUGIN_PATH="$FAKES" WEFT_TEST_DEVICE_BUFFERS=1 FAKE_CUDA_CHECK_POINTERS=1 \
   "$RUN" -n 2 --backend nccl "$BUILD/tests/redistribute/weft_redistribute_test" --gtest_brief=1 \
   '--gtest_filter=-TwoD.*:ThreeD.*:BadBuffer.*:BatchedTwoD.*:CrossMesh*'
 
@@ -136,10 +150,6 @@ step "collbench -d cuda --raw nccl, fakes" "$LOGS/collbench_nccl_fakes.log" \
   env WEFT_NCCL_LIBRARY="$FAKES/libweft-fake-nccl.so" WEFT_CUDART_LIBRARY="$FAKES/libweft-fake-cudart.so" \
   WEFT_PLUGIN_PATH="$FAKES" "$RUN" -n 2 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda \
   --raw nccl -op allreduce,allgather,alltoall -b 8 -e 1M -f 32 -n 5 -w 1
-
-for s in "suites on GPU device buffers"; do
-  row "$s" "not yet" "the NCCL plugin's next steps (docs/design/nccl.md)"
-done
 
 if [ $DRY -eq 0 ] && [ "$CORES" -ge 8 ]; then
   for n in 2 4 8; do

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/device_buffers.hpp"
 #include "tests/support/handles.hpp"
 
 namespace ckpt_test {
@@ -31,7 +32,7 @@ void Expected(DLDataType dt, int t, int64_t g, unsigned char* out);
 // WEFT_TEST_DEVICE_BUFFERS=1, tagged as CUDA memory (tests/support/device_buffers.hpp).
 struct Block {
   std::vector<int64_t> shape, offset, strides;
-  std::vector<unsigned char> bytes;
+  weft::test::Buffer<unsigned char> bytes;
   DLTensor tensor{};
   int64_t numel() const;
 };

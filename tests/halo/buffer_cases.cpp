@@ -57,7 +57,7 @@ TEST(Dtypes, StridedBuffersEveryDtype) {
 
 TEST(Transports, ForcedTransportsMatchAuto) {
   for (int32_t stencil : {WEFT_STENCIL_BOX, WEFT_STENCIL_STAR}) {
-    std::vector<char> auto_bytes;
+    weft::test::Buffer<char> auto_bytes;
     for (int32_t transport :
          {WEFT_HALO_TRANSPORT_AUTO, WEFT_HALO_TRANSPORT_PHASES, WEFT_HALO_TRANSPORT_NEIGHBOR}) {
       Case c = OneHop(stencil);

@@ -110,7 +110,7 @@ std::unique_ptr<Block> RunExchange(Setup& s, const DataFn& data, bool inplace) {
   ForEachIndex(local.shape, [&](const std::vector<int64_t>& i) {
     EncodeValue(t, s.c.nan_payload, local.At(i), data(s.me, Add(s.Owned().begin, i)));
   });
-  const std::vector<char> before = local.mem;
+  const weft::test::Buffer<char> before = local.mem;
   auto padded = std::make_unique<Block>(s.Window().Extents(), t, s.c.padded_style);
   ForEachIndex(padded->shape, [&](const std::vector<int64_t>& i) {
     const std::vector<int64_t> g = Add(s.Window().begin, i);
@@ -174,7 +174,7 @@ std::unique_ptr<Block> RunAccumulate(Setup& s, const DataFn& y, int32_t add, con
   ForEachIndex(grad_in.shape, [&](const std::vector<int64_t>& i) {
     conformance::Encode(t, grad_in.At(i), y(s.me, Add(s.Window().begin, i)));
   });
-  const std::vector<char> before = grad_in.mem;
+  const weft::test::Buffer<char> before = grad_in.mem;
   auto out = std::make_unique<Block>(s.Owned().Extents(), t, s.c.local_style);
   ForEachIndex(out->shape, [&](const std::vector<int64_t>& i) {
     conformance::Encode(t, out->At(i), add ? z(s.me, Add(s.Owned().begin, i)) : kSentinel);

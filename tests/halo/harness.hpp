@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../backends/conformance/values.hpp"
+#include "tests/support/device_buffers.hpp"
 #include "tests/support/handles.hpp"
 #include "weft/weft.h"
 
@@ -48,7 +49,7 @@ enum class Style { kRowMajor, kColumnMajor, kEmbedded };
 
 struct Block {
   std::vector<int64_t> shape, strides;
-  std::vector<char> mem;
+  weft::test::Buffer<char> mem;
   int bytes = 1;
   DLTensor t{};
   Block(const std::vector<int64_t>& shape, const Type& type, Style style);

@@ -30,7 +30,7 @@ TEST(BadBuffer, LastRankRejectsItsOutputPeersAbort) {
     if (bad == "device") out.t.device = DLDevice{kDLCUDA, 0};
     if (bad == "strides") out.t.strides = zero_strides;
   }
-  const std::vector<char> in_before = in.mem, out_before = out.mem;
+  const weft::test::Buffer<char> in_before = in.mem, out_before = out.mem;
   Plan plan;
   WEFT_OK_OR_FAIL(weft_redistribute_plan_create(src.l, dst.l, nullptr, &plan.p));
   // Every rank must be done creating its context before the culprit publishes its failure;

@@ -176,7 +176,7 @@ TEST(PlanCheck, BatchedRanksWithDifferentPairs) {
   Local in0(src, t, w.rank), in1(src, t, w.rank), out0(r, t, w.rank), out1(other, t, w.rank);
   const DLTensor* ins[2] = {&in0.t, &in1.t};
   DLTensor* outs[2] = {&out0.t, &out1.t};
-  const std::vector<char> before0 = out0.mem, before1 = out1.mem;
+  const weft::test::Buffer<char> before0 = out0.mem, before1 = out1.mem;
   EXPECT_EQ(weft_plan_execute_n(plan.p, 2, ins, outs, nullptr, nullptr, nullptr),
             WEFT_ERR_INVALID_USAGE);
   EXPECT_NE(std::string(weft_last_error()).find("different batched redistribute plans"),

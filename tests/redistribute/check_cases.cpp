@@ -124,7 +124,7 @@ TEST(PlanCheck, RanksWithDifferentPlansAllGetInvalidUsage) {
   Local in(src, t, w.rank), out(dst, t, w.rank);
   Plan plan;
   WEFT_OK_OR_FAIL(weft_redistribute_plan_create(src.l, dst.l, nullptr, &plan.p));
-  const std::vector<char> before = out.mem;
+  const weft::test::Buffer<char> before = out.mem;
   EXPECT_EQ(weft_plan_execute(plan.p, &in.t, &out.t, nullptr, nullptr, nullptr),
             WEFT_ERR_INVALID_USAGE);
   EXPECT_NE(std::strstr(weft_last_error(), "different redistribute plans"), nullptr)

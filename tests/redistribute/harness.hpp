@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../backends/conformance/values.hpp"
+#include "tests/support/device_buffers.hpp"
 #include "tests/support/handles.hpp"
 #include "weft/weft.h"
 
@@ -27,7 +28,7 @@ using weft_test::World;
 // A local buffer of a layout's block, optionally as a transposed (column-major) view.
 struct Local {
   std::vector<int64_t> shape, offset, strides;
-  std::vector<char> mem;
+  weft::test::Buffer<char> mem;
   DLTensor t{};
   Local(const Layout& layout, const Type& type, int32_t rank, bool transposed = false,
         int64_t byte_offset = 0);

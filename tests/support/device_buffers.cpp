@@ -4,10 +4,29 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 
 namespace weft::test {
+namespace {
+
+// The runtime the NCCL plugin and the device operations use (the fake one in CI).
+void* Symbol(const char* name) {
+  static void* const lib = [] {
+    const char* path = std::getenv("WEFT_CUDART_LIBRARY");
+    void* h = dlopen(path ? path : "libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
+    if (!h) throw std::runtime_error(std::string("device buffers: ") + dlerror());
+    return h;
+  }();
+  void* s = dlsym(lib, name);
+  if (!s) throw std::runtime_error(std::string("device buffers: no ") + name);
+  return s;
+}
+
+constexpr unsigned kAttachGlobal = 1;  // cudaMemAttachGlobal
+
+}  // namespace
 
 bool DeviceBuffers() {
   static const bool on = [] {
@@ -21,15 +40,29 @@ DLDevice BufferDevice() { return DeviceBuffers() ? DLDevice{kDLCUDA, 0} : DLDevi
 
 void SyncDevice() {
   if (!DeviceBuffers()) return;
-  // The runtime the NCCL plugin and the device operations use (the fake one in CI).
   using Sync = int (*)();
-  static const Sync sync = [] {
-    const char* lib = std::getenv("WEFT_CUDART_LIBRARY");
-    void* h = dlopen(lib ? lib : "libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
-    if (!h) throw std::runtime_error(std::string("SyncDevice: ") + dlerror());
-    return reinterpret_cast<Sync>(dlsym(h, "cudaDeviceSynchronize"));
-  }();
-  if (!sync || sync() != 0) throw std::runtime_error("SyncDevice: cudaDeviceSynchronize failed");
+  static const auto sync = reinterpret_cast<Sync>(Symbol("cudaDeviceSynchronize"));
+  if (sync() != 0) throw std::runtime_error("SyncDevice: cudaDeviceSynchronize failed");
+}
+
+void* AllocateBuffer(size_t bytes) {
+  if (!DeviceBuffers()) return ::operator new(bytes);
+  using Alloc = int (*)(void**, size_t, unsigned);
+  static const auto alloc = reinterpret_cast<Alloc>(Symbol("cudaMallocManaged"));
+  void* p = nullptr;
+  // One byte at least: a zero-size allocation may give a null pointer.
+  if (alloc(&p, bytes ? bytes : 1, kAttachGlobal) != 0 || !p) throw std::bad_alloc();
+  return p;
+}
+
+void FreeBuffer(void* p) noexcept {
+  if (!p) return;
+  if (!DeviceBuffers()) return ::operator delete(p);
+  using Free = int (*)(void*);
+  static const auto free_fn = reinterpret_cast<Free>(Symbol("cudaFree"));
+  // Work still queued on the buffer finishes first, as the suites' RAII owners assume.
+  SyncDevice();
+  free_fn(p);
 }
 
 }  // namespace weft::test

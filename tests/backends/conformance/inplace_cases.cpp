@@ -41,7 +41,7 @@ TEST(InPlace, Allreduce) {
   for (int64_t count : {int64_t{1}, int64_t{37}, int64_t{5000}, int64_t{40000}}) {
     for (int32_t op : {WEFT_REDUCE_SUM, WEFT_REDUCE_MAX}) {
       SCOPED_TRACE("count " + std::to_string(count) + " op " + std::to_string(op));
-      std::vector<int32_t> buf(count);
+      weft::test::Buffer<int32_t> buf(count);
       for (int64_t i = 0; i < count; ++i) buf[i] = Value(w.rank, i);
       Tensor t(buf.data(), count, kI32);
       WEFT_OK_OR_FAIL(
@@ -69,7 +69,7 @@ TEST(InPlace, AllgatherAndAllgatherv) {
       SCOPED_TRACE("per " + std::to_string(per) + (uneven ? " uneven" : " even"));
       const auto [counts, displs, total] =
           MakeBlocks(w.size, per, [uneven](int32_t r) { return uneven ? (r * 5 + 1) % 4 : 1; });
-      std::vector<int32_t> buf(total + 1, -1);
+      weft::test::Buffer<int32_t> buf(total + 1, -1);
       for (int64_t i = 0; i < counts[w.rank]; ++i) buf[i] = Value(w.rank, i);
       Tensor send(buf.data(), counts[w.rank], kI32), recv(buf.data(), total, kI32);
       if (uneven)
@@ -101,7 +101,7 @@ TEST(InPlace, ReduceScatterAndReduceScatterv) {
       // Uneven: member 0 has nothing, so each result overlaps its own input block.
       const auto [counts, displs, total] =
           MakeBlocks(w.size, per, [uneven](int32_t r) { return uneven ? r % 4 : 1; });
-      std::vector<int32_t> buf(total + 1, -1);
+      weft::test::Buffer<int32_t> buf(total + 1, -1);
       for (int64_t i = 0; i < total; ++i) buf[i] = Value(w.rank, i);
       Tensor send(buf.data(), total, kI32), recv(buf.data(), counts[w.rank], kI32);
       if (uneven)

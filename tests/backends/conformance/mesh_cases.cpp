@@ -12,28 +12,28 @@ TEST(Mesh, AllreduceOverEachMeshDim) {
   // The largest 2-D factorization: 2×(n/2) for even n, else n×1.
   const int64_t rows = (w.size % 2 == 0) ? 2 : w.size, cols = w.size / rows;
   const int64_t shape[2] = {rows, cols};
-  std::vector<int32_t> ranks(w.size);
+  weft::test::Buffer<int32_t> ranks(w.size);
   for (int32_t i = 0; i < w.size; ++i) ranks[i] = w.size - 1 - i;  // explicit, reversed
   weft_mesh_t* mesh = nullptr;
   WEFT_OK_OR_FAIL(weft_mesh_create(w.ctx, 2, shape, ranks.data(), &mesh));
   int64_t coord[2];
   WEFT_OK_OR_FAIL(weft_mesh_coordinate(mesh, w.rank, coord));
   for (int32_t dim = 0; dim < 2; ++dim) {
-    int64_t value = w.rank + 1, sum = 0;
+    // One buffer for the device launches: value, out, id.
+    weft::test::Buffer<int64_t> v{w.rank + 1, -1, w.rank};
+    int64_t sum = 0;
     int32_t group[16];
     WEFT_OK_OR_FAIL(weft_mesh_group(mesh, dim, w.rank, group, 16));
     for (int64_t i = 0; i < shape[dim]; ++i) sum += group[i] + 1;
-    int64_t out = -1;
     const DLDataType i64{kDLInt, 64, 1};
-    Tensor ti(&value, 1, i64), to(&out, 1, i64);
+    Tensor ti(&v[0], 1, i64), to(&v[1], 1, i64);
     WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, mesh, dim, ti.get(), to.get(), WEFT_REDUCE_SUM, nullptr,
                                    nullptr, nullptr));
-    EXPECT_EQ(out, sum) << "mesh dim " << dim;
+    EXPECT_EQ(v[1], sum) << "mesh dim " << dim;
     // Broadcast from group coordinate 0 of the dim: every member gets that rank's id.
-    int64_t id = w.rank;
-    Tensor tb(&id, 1, i64);
+    Tensor tb(&v[2], 1, i64);
     WEFT_OK_OR_FAIL(weft_broadcast(w.ctx, mesh, dim, tb.get(), 0, nullptr, nullptr, nullptr));
-    EXPECT_EQ(id, group[0]);
+    EXPECT_EQ(v[2], group[0]);
   }
   weft_mesh_destroy(mesh);
 }
@@ -42,7 +42,7 @@ TEST(Mesh, AsyncWorkCompletesInIssueOrder) {
   World& w = TheWorld();
   const DLDataType f64{kDLFloat, 64, 1};
   const int kOps = 4;
-  std::vector<double> in(kOps * 1000), out(kOps * 1000, -1);
+  weft::test::Buffer<double> in(kOps * 1000), out(kOps * 1000, -1);
   std::vector<Tensor> ti, to;
   ti.reserve(kOps);  // Tensor points into itself: no reallocation
   to.reserve(kOps);
@@ -76,7 +76,7 @@ TEST(Mesh, BlockingCallsBetweenQueuedWorkKeepIssueOrder) {
   const DLDataType i64{kDLInt, 64, 1};
   constexpr int kRounds = 40, kAsync = 3;
   for (int round = 0; round < kRounds; ++round) {
-    std::vector<int64_t> in(kAsync), out(kAsync, -1);
+    weft::test::Buffer<int64_t> in(kAsync), out(kAsync, -1), pair{w.rank + round, -1};
     std::vector<Tensor> ti, to;
     ti.reserve(kAsync);
     to.reserve(kAsync);
@@ -88,8 +88,7 @@ TEST(Mesh, BlockingCallsBetweenQueuedWorkKeepIssueOrder) {
     }
     WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, ti[0].get(), to[0].get(), WEFT_REDUCE_MAX,
                                    nullptr, nullptr, &works[0]));
-    int64_t mine = w.rank + round, sum = -1;
-    Tensor tm(&mine, 1, i64), ts(&sum, 1, i64);
+    Tensor tm(&pair[0], 1, i64), ts(&pair[1], 1, i64);
     WEFT_OK_OR_FAIL(weft_allreduce(w.ctx, nullptr, 0, tm.get(), ts.get(), WEFT_REDUCE_SUM, nullptr,
                                    nullptr, nullptr));
     for (int k = 1; k < kAsync; ++k)
@@ -100,7 +99,7 @@ TEST(Mesh, BlockingCallsBetweenQueuedWorkKeepIssueOrder) {
       WEFT_OK_OR_FAIL(weft_work_wait(works[k], -1));
       WEFT_OK_OR_FAIL(weft_work_release(works[k]));
     }
-    EXPECT_EQ(sum, int64_t{w.size} * (w.size - 1) / 2 + int64_t{w.size} * round) << round;
+    EXPECT_EQ(pair[1], int64_t{w.size} * (w.size - 1) / 2 + int64_t{w.size} * round) << round;
     for (int k = 0; k < kAsync; ++k) EXPECT_EQ(out[k], w.size * 100 + round * 10 + k) << round;
   }
 }

@@ -56,7 +56,7 @@ std::string N(int64_t v) { return std::to_string(v); }
 
 // Float32 or int32 buffer of `count` elements, filled with a sentinel byte.
 struct Buf {
-  std::vector<char> bytes;
+  weft::test::Buffer<char> bytes;
   Tensor t;
   Buf(int64_t count, DLDataType dt = kF32)
       : bytes(count * dt.bits / 8 + 1, '\x5a'), t(bytes.data(), count, dt) {}

@@ -15,7 +15,7 @@ void Put(const Type& t, char* p, int32_t src, int64_t i, int32_t dst = 0) {
 }
 
 bool Is(const Type& t, const char* p, int32_t src, int64_t i, int32_t dst = 0) {
-  std::vector<char> want(t.bytes());
+  weft::test::Buffer<char> want(t.bytes());
   Put(t, want.data(), src, i, dst);
   return std::memcmp(want.data(), p, t.bytes()) == 0;
 }
@@ -24,7 +24,7 @@ TEST(Movement, AllgatherEveryDtype) {
   World& w = TheWorld();
   const int64_t n = 5;
   for (const Type& t : AllTypes()) {
-    std::vector<char> in(n * t.bytes()), out(n * w.size * t.bytes());
+    weft::test::Buffer<char> in(n * t.bytes()), out(n * w.size * t.bytes());
     for (int64_t i = 0; i < n; ++i) Put(t, in.data() + i * t.bytes(), w.rank, i);
     Tensor ti(in.data(), n, t.dl), to(out.data(), n * w.size, t.dl);
     WEFT_OK_OR_FAIL(
@@ -49,7 +49,7 @@ TEST(Movement, AllgathervUnevenZerosAndDisplacements) {
   }
   for (const Type& t : AllTypes()) {
     for (const std::vector<int64_t>* displs : {&packed, &reversed}) {
-      std::vector<char> in(counts[w.rank] * t.bytes() + 1), out(total * t.bytes() + 1);
+      weft::test::Buffer<char> in(counts[w.rank] * t.bytes() + 1), out(total * t.bytes() + 1);
       for (int64_t i = 0; i < counts[w.rank]; ++i) Put(t, in.data() + i * t.bytes(), w.rank, i);
       Tensor ti(in.data(), counts[w.rank], t.dl), to(out.data(), total, t.dl);
       WEFT_OK_OR_FAIL(weft_allgatherv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(),
@@ -65,7 +65,7 @@ TEST(Movement, AlltoallEveryDtype) {
   World& w = TheWorld();
   const int64_t per = 2;
   for (const Type& t : AllTypes()) {
-    std::vector<char> in(per * w.size * t.bytes()), out(in.size());
+    weft::test::Buffer<char> in(per * w.size * t.bytes()), out(in.size());
     for (int32_t d = 0; d < w.size; ++d)
       for (int64_t i = 0; i < per; ++i) Put(t, in.data() + (d * per + i) * t.bytes(), w.rank, i, d);
     Tensor ti(in.data(), per * w.size, t.dl), to(out.data(), per * w.size, t.dl);
@@ -89,7 +89,7 @@ TEST(Movement, AlltoallvUnevenWithZeros) {
   std::exclusive_scan(rc.begin(), rc.end(), rd.begin(), int64_t{0});
   const int64_t st = sd.back() + sc.back(), rt = rd.back() + rc.back();
   for (const Type& t : AllTypes()) {
-    std::vector<char> in(st * t.bytes() + 1), out(rt * t.bytes() + 1);
+    weft::test::Buffer<char> in(st * t.bytes() + 1), out(rt * t.bytes() + 1);
     for (int32_t d = 0; d < w.size; ++d)
       for (int64_t i = 0; i < sc[d]; ++i) Put(t, in.data() + (sd[d] + i) * t.bytes(), w.rank, i, d);
     Tensor ti(in.data(), st, t.dl), to(out.data(), rt, t.dl);
@@ -106,7 +106,7 @@ TEST(Movement, BroadcastFromEveryRoot) {
   for (const Type& t : AllTypes()) {
     for (int32_t root = 0; root < w.size; ++root) {
       const int64_t n = 1 + root;
-      std::vector<char> buf(n * t.bytes());
+      weft::test::Buffer<char> buf(n * t.bytes());
       for (int64_t i = 0; i < n; ++i)
         Put(t, buf.data() + i * t.bytes(), w.rank == root ? root : 99, i);
       Tensor tb(buf.data(), n, t.dl);
@@ -132,7 +132,7 @@ TEST(Movement, SendRecvRingWithTags) {
   const int32_t right = (w.rank + 1) % w.size, left = (w.rank + w.size - 1) % w.size;
   for (int64_t tag : {int64_t{7}, int64_t{0}, int64_t{7}}) {
     const int64_t n = 100 + tag;
-    std::vector<char> out(n * 8), in(n * 8);
+    weft::test::Buffer<char> out(n * 8), in(n * 8);
     for (int64_t i = 0; i < n; ++i) Put(t, out.data() + i * 8, w.rank, i, int32_t(tag));
     Tensor to(out.data(), n, t.dl), ti(in.data(), n, t.dl);
     weft_work_t* recv_work = nullptr;

@@ -73,7 +73,7 @@ std::complex<double> Expected(const Case& c, int32_t n, int64_t i) {
   return acc;
 }
 
-void Fill(const Case& c, int32_t rank, std::vector<char>& buf, int64_t count) {
+void Fill(const Case& c, int32_t rank, weft::test::Buffer<char>& buf, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     const auto v = Input(c, rank, i);
     Encode(c.type, buf.data() + i * c.type.bytes(), v.real(), v.imag());
@@ -81,7 +81,7 @@ void Fill(const Case& c, int32_t rank, std::vector<char>& buf, int64_t count) {
 }
 
 // Compares element i of `got` with the closed form for (i + base).
-void CheckElements(const Case& c, const std::vector<char>& got, int64_t count, int64_t base,
+void CheckElements(const Case& c, const weft::test::Buffer<char>& got, int64_t count, int64_t base,
                    int32_t n) {
   int failures = 0;
   for (int64_t i = 0; i < count && failures < 5; ++i) {
@@ -100,7 +100,7 @@ TEST(Reduce, AllreduceEveryDtypeAndOp) {
   const int64_t count = 37;
   for (const Case& c : AllCases()) {
     SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
-    std::vector<char> in(count * c.type.bytes()), out(in.size());
+    weft::test::Buffer<char> in(count * c.type.bytes()), out(in.size());
     Fill(c, w.rank, in, count);
     Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
     WEFT_OK_OR_FAIL(
@@ -117,7 +117,7 @@ TEST(Reduce, AllreduceLargeAndEmpty) {
   World& w = TheWorld();
   const Case c{AllTypes()[10], WEFT_REDUCE_SUM};  // float32
   for (int64_t count : {int64_t{0}, int64_t{1}, int64_t{(1 << 20) + 3}}) {
-    std::vector<char> in(count * 4 + 1), out(in.size());
+    weft::test::Buffer<char> in(count * 4 + 1), out(in.size());
     Fill(c, w.rank, in, count);
     Tensor ti(in.data(), count, c.type.dl), to(out.data(), count, c.type.dl);
     WEFT_OK_OR_FAIL(
@@ -131,7 +131,7 @@ TEST(Reduce, ReduceScatterEveryDtype) {
   const int64_t per = 3;
   for (const Case& c : AllCases()) {
     SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
-    std::vector<char> in(per * w.size * c.type.bytes()), out(per * c.type.bytes());
+    weft::test::Buffer<char> in(per * w.size * c.type.bytes()), out(per * c.type.bytes());
     Fill(c, w.rank, in, per * w.size);
     Tensor ti(in.data(), per * w.size, c.type.dl), to(out.data(), per, c.type.dl);
     WEFT_OK_OR_FAIL(weft_reduce_scatter(w.ctx, nullptr, 0, ti.get(), to.get(), c.op, nullptr,
@@ -151,7 +151,8 @@ TEST(Reduce, ReduceScattervUnevenWithZeros) {
   }
   for (const Case& c : AllCases()) {
     SCOPED_TRACE(std::string(c.type.name) + " op " + std::to_string(c.op));
-    std::vector<char> in(total * c.type.bytes() + 1), out(counts[w.rank] * c.type.bytes() + 1);
+    weft::test::Buffer<char> in(total * c.type.bytes() + 1),
+        out(counts[w.rank] * c.type.bytes() + 1);
     Fill(c, w.rank, in, total);
     Tensor ti(in.data(), total, c.type.dl), to(out.data(), counts[w.rank], c.type.dl);
     WEFT_OK_OR_FAIL(weft_reduce_scatterv(w.ctx, nullptr, 0, ti.get(), to.get(), counts.data(), c.op,
@@ -161,10 +162,10 @@ TEST(Reduce, ReduceScattervUnevenWithZeros) {
 }
 
 // Every rank's `out` gathered and compared byte for byte with this rank's.
-void ExpectEveryRanksBits(World& w, std::vector<float>& out) {
+void ExpectEveryRanksBits(World& w, weft::test::Buffer<float>& out) {
   const auto count = static_cast<int64_t>(out.size());
   const DLDataType f32{kDLFloat, 32, 1};
-  std::vector<float> all(count * w.size);
+  weft::test::Buffer<float> all(count * w.size);
   Tensor to(out.data(), count, f32), ta(all.data(), count * w.size, f32);
   WEFT_OK_OR_FAIL(weft_allgather(w.ctx, nullptr, 0, to.get(), ta.get(), nullptr, nullptr, nullptr));
   for (int32_t r = 0; r < w.size; ++r)
@@ -179,7 +180,7 @@ TEST(Reduce, AllreduceGivesEveryRankTheSameBits) {
   World& w = TheWorld();
   for (int64_t count : {int64_t{1}, int64_t{37}, int64_t{3000}, int64_t{40000}}) {
     SCOPED_TRACE("count " + std::to_string(count));
-    std::vector<float> in(count), out(count);
+    weft::test::Buffer<float> in(count), out(count);
     uint32_t x = 2654435761u * static_cast<uint32_t>(w.rank + 1);
     for (float& v : in) {  // values of very different magnitudes, so the order matters
       x = x * 1664525u + 1013904223u;
@@ -203,7 +204,7 @@ TEST(Reduce, AllreduceSignedZerosAndNaNsGiveEveryRankTheSameBits) {
   for (int32_t op : {WEFT_REDUCE_SUM, WEFT_REDUCE_MAX, WEFT_REDUCE_MIN}) {
     for (bool in_place : {false, true}) {
       SCOPED_TRACE("op " + std::to_string(op) + (in_place ? ", in place" : ""));
-      std::vector<float> in(count), out(count);
+      weft::test::Buffer<float> in(count), out(count);
       for (int64_t i = 0; i < count; ++i) {
         const uint32_t nan = 0x7fc00000u | static_cast<uint32_t>(w.rank + 1 + i % 7);
         switch (i % 4) {
@@ -247,7 +248,7 @@ float OrderSensitive(int32_t r, int64_t i) {
 }
 
 // The sum of members 0..n-1 of element i, folded in `order`.
-float Fold(const std::vector<int32_t>& order, int64_t i) {
+float Fold(const weft::test::Buffer<int32_t>& order, int64_t i) {
   float acc = OrderSensitive(order[0], i);
   for (size_t k = 1; k < order.size(); ++k) acc += OrderSensitive(order[k], i);
   return acc;
@@ -264,9 +265,9 @@ TEST(Reduce, DeterministicReductionsFoldInMemberOrder) {
   const bool exact =
       (ordered && std::string(ordered) == "1") || (disabled && std::string(disabled) == "all");
   const int64_t per = 257, count = per * w.size;
-  std::vector<int32_t> forward(w.size), backward(w.size);
+  weft::test::Buffer<int32_t> forward(w.size), backward(w.size);
   for (int32_t r = 0; r < w.size; ++r) forward[r] = backward[w.size - 1 - r] = r;
-  std::vector<float> in(count), out(count), chunk(per);
+  weft::test::Buffer<float> in(count), out(count), chunk(per);
   int64_t order_matters = 0;
   for (int64_t i = 0; i < count; ++i) {
     in[i] = OrderSensitive(w.rank, i);

@@ -114,12 +114,38 @@ int DeviceCount() {
   return 1;
 }
 
+cudaError_t CheckDevice() { return DeviceCount() > 0 ? kSuccess : Fail(kErrorNoDevice); }
+
 // Allocations by base address, for cudaPointerGetAttributes (which must also answer for a
 // pointer inside an allocation).
 std::mutex alloc_mu;
-std::map<uintptr_t, size_t>& Allocations() {
-  static auto* m = new std::map<uintptr_t, size_t>();  // outlives static destructors
+struct Allocation {
+  size_t bytes = 0;
+  int type = kMemoryTypeDevice;
+};
+std::map<uintptr_t, Allocation>& Allocations() {
+  static auto* m = new std::map<uintptr_t, Allocation>();  // outlives static destructors
   return *m;
+}
+
+// The allocation holding [p, p + bytes), or null.
+const Allocation* Holding(uintptr_t p, size_t bytes) {
+  auto it = Allocations().upper_bound(p);
+  if (it == Allocations().begin()) return nullptr;
+  --it;
+  return p + bytes <= it->first + it->second.bytes ? &it->second : nullptr;
+}
+
+cudaError_t Allocate(void** ptr, size_t bytes, int type) {
+  if (!ptr) return Fail(kErrorInvalidValue);
+  if (cudaError_t e = CheckDevice()) return e;
+  // 256-byte alignment, as cudaMalloc guarantees; at least one byte so the base is unique.
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (!p) return Fail(kErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(alloc_mu);
+  Allocations()[reinterpret_cast<uintptr_t>(p)] = Allocation{bytes, type};
+  *ptr = p;
+  return kSuccess;
 }
 
 // Destroyed streams, kept for the events recorded on them (reachable: not a leak to LSan).
@@ -134,8 +160,6 @@ cudaStream_t Resolve(cudaStream_t s) {
   static auto* legacy = new CUstream_st();
   return s ? s : legacy;
 }
-
-cudaError_t CheckDevice() { return DeviceCount() > 0 ? kSuccess : Fail(kErrorNoDevice); }
 
 }  // namespace
 
@@ -202,15 +226,14 @@ __attribute__((visibility("default"))) cudaError_t cudaGetLastError() {
 __attribute__((visibility("default"))) cudaError_t cudaPeekAtLastError() { return last_error; }
 
 __attribute__((visibility("default"))) cudaError_t cudaMalloc(void** ptr, size_t bytes) {
-  if (!ptr) return Fail(kErrorInvalidValue);
-  if (cudaError_t e = CheckDevice()) return e;
-  // 256-byte alignment, as cudaMalloc guarantees; at least one byte so the base is unique.
-  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
-  if (!p) return Fail(kErrorMemoryAllocation);
-  std::lock_guard<std::mutex> lock(alloc_mu);
-  Allocations()[reinterpret_cast<uintptr_t>(p)] = bytes;
-  *ptr = p;
-  return kSuccess;
+  return Allocate(ptr, bytes, kMemoryTypeDevice);
+}
+
+// Managed memory is host memory on the fake as on the real runtime's host side; it is kept
+// apart only for cudaPointerGetAttributes.
+__attribute__((visibility("default"))) cudaError_t cudaMallocManaged(void** ptr, size_t bytes,
+                                                                     unsigned) {
+  return Allocate(ptr, bytes, kMemoryTypeManaged);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaFree(void* ptr) {
@@ -229,17 +252,32 @@ __attribute__((visibility("default"))) cudaError_t cudaPointerGetAttributes(
   *attr = {};
   const auto p = reinterpret_cast<uintptr_t>(ptr);
   std::lock_guard<std::mutex> lock(alloc_mu);
-  auto it = Allocations().upper_bound(p);
-  if (it != Allocations().begin() && p < std::prev(it)->first + std::prev(it)->second) {
-    attr->type = kMemoryTypeDevice;
+  if (const Allocation* a = Holding(p, 1)) {
+    attr->type = a->type;
     attr->device = 0;
     attr->devicePointer = const_cast<void*>(ptr);
+    if (a->type == kMemoryTypeManaged) attr->hostPointer = const_cast<void*>(ptr);
   } else {
     attr->type = kMemoryTypeUnregistered;
     attr->device = -2;
     attr->hostPointer = const_cast<void*>(ptr);
   }
   return kSuccess;
+}
+
+// Not a runtime name: what the fake NCCL and the device operations' host build ask before
+// touching "device" memory. With FAKE_CUDA_CHECK_POINTERS=1, 1 only where [ptr, ptr + bytes)
+// lies in one cudaMalloc/cudaMallocManaged allocation (zero bytes: anywhere): a host pointer
+// tagged as CUDA memory, which the real device would fault on, fails where the fake would
+// have read it. Unset: always 1 (launches whose "device" buffers are host memory).
+__attribute__((visibility("default"))) int fakeCudaIsDeviceRange(const void* ptr, size_t bytes) {
+  static const bool check = [] {
+    const char* v = std::getenv("FAKE_CUDA_CHECK_POINTERS");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  if (!check || bytes == 0) return 1;
+  std::lock_guard<std::mutex> lock(alloc_mu);
+  return Holding(reinterpret_cast<uintptr_t>(ptr), bytes) != nullptr;
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s,

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "tests/fakes/nccl/reduce.hpp"
 
 extern "C" cudaError_t cudaGetDeviceCount(int*);
+extern "C" int fakeCudaIsDeviceRange(const void*, size_t);
 
 namespace weft::fake_nccl {
 namespace {
@@ -98,6 +100,22 @@ ncclResult_t Init(ncclComm_t* out, int nranks, const ncclUniqueId& id, int rank,
 char* Scratch(Op& op, size_t bytes) {
   op.scratch.push_back(std::make_unique<char[]>(bytes ? bytes : 1));
   return op.scratch.back().get();
+}
+
+// Where the fake runtime checks pointers (FAKE_CUDA_CHECK_POINTERS=1): every buffer an
+// operation reads or writes must be device memory, as NCCL's kernels need; a host pointer
+// fails the call instead of being read as if it were on the device.
+struct Range {
+  const void* ptr;
+  size_t bytes;
+  const char* name;
+};
+ncclResult_t CheckRanges(std::initializer_list<Range> ranges) {
+  for (const Range& r : ranges)
+    if (!fakeCudaIsDeviceRange(r.ptr, r.bytes))
+      return Fail(nccl::kInvalidArgument, std::string(r.name) + " (" + std::to_string(r.bytes) +
+                                              " bytes) is not in device memory");
+  return nccl::kSuccess;
 }
 
 ncclResult_t CheckOp(ncclComm_t comm, ncclDataType_t type, size_t* item) {
@@ -185,6 +203,9 @@ ncclResult_t ReduceTo(const void* send, void* recv, size_t count, ncclDataType_t
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
+  if (ncclResult_t e = CheckRanges(
+          {{send, bytes, "sendbuff"}, {recv, root < 0 || me == root ? bytes : 0, "recvbuff"}}))
+    return e;
   if (bytes > 0 && bytes == FailBytes())
     op->injected_failure =
         "a link failed (injected: FAKE_NCCL_FAIL_BYTES=" + std::to_string(bytes) + ")";
@@ -380,6 +401,9 @@ FAKE_API ncclResult_t ncclBroadcast(const void* send, void* recv, size_t count, 
   const int n = op->comm->nranks, me = op->comm->rank;
   if (root < 0 || root >= n) return Fail(nccl::kInvalidArgument, "root is out of range");
   const size_t bytes = count * item;
+  if (ncclResult_t e =
+          CheckRanges({{send, me == root ? bytes : 0, "sendbuff"}, {recv, bytes, "recvbuff"}}))
+    return e;
   if (me == root) {
     op->before.push_back([=] {
       if (send != recv) std::memmove(recv, send, bytes);
@@ -397,6 +421,9 @@ FAKE_API ncclResult_t ncclAllGather(const void* send, void* recv, size_t count, 
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
+  if (ncclResult_t e = CheckRanges(
+          {{send, bytes, "sendbuff"}, {recv, bytes * static_cast<size_t>(n), "recvbuff"}}))
+    return e;
   char* out = static_cast<char*>(recv);
   char* own = Scratch(*op, bytes);  // send may lie inside recv (in place)
   op->before.push_back([=] { std::memcpy(own, send, bytes); });
@@ -414,6 +441,9 @@ FAKE_API ncclResult_t ncclReduceScatter(const void* send, void* recv, size_t cou
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
+  if (ncclResult_t e = CheckRanges(
+          {{send, bytes * static_cast<size_t>(n), "sendbuff"}, {recv, bytes, "recvbuff"}}))
+    return e;
   const char* in = static_cast<const char*>(send);
   std::vector<char*> from(static_cast<size_t>(n), nullptr);
   char* own = Scratch(*op, bytes);
@@ -431,6 +461,9 @@ FAKE_API ncclResult_t ncclAlltoAll(const void* send, void* recv, size_t count, n
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
+  if (ncclResult_t e = CheckRanges({{send, bytes * static_cast<size_t>(n), "sendbuff"},
+                                    {recv, bytes * static_cast<size_t>(n), "recvbuff"}}))
+    return e;
   const char* in = static_cast<const char*>(send);
   char* out = static_cast<char*>(recv);
   ExchangeWithPeers(
@@ -451,6 +484,7 @@ FAKE_API ncclResult_t ncclSend(const void* send, size_t count, ncclDataType_t ty
   auto op = NewOp(comm);
   if (peer < 0 || peer >= op->comm->nranks)
     return Fail(nccl::kInvalidArgument, "peer " + std::to_string(peer) + " is out of range");
+  if (ncclResult_t e = CheckRanges({{send, count * item, "sendbuff"}})) return e;
   op->transfers.push_back({peer, true, const_cast<void*>(send), count * item});
   return Submit(std::move(op), stream);
 }
@@ -462,6 +496,7 @@ FAKE_API ncclResult_t ncclRecv(void* recv, size_t count, ncclDataType_t type, in
   auto op = NewOp(comm);
   if (peer < 0 || peer >= op->comm->nranks)
     return Fail(nccl::kInvalidArgument, "peer " + std::to_string(peer) + " is out of range");
+  if (ncclResult_t e = CheckRanges({{recv, count * item, "recvbuff"}})) return e;
   op->transfers.push_back({peer, false, recv, count * item});
   return Submit(std::move(op), stream);
 }
