@@ -139,6 +139,11 @@ if [ $DRY -eq 0 ]; then
   step "dispatch over NCCL, GPU" "$LOGS/nccl_dispatch.log" \
     env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
     WEFT_NCCL_LIBRARY=libnccl.so.2 "$BUILD/bench/nccl_dispatch_bench" --benchmark_min_time=0.5
+  # The same without the event each device-buffer op records for its deadline.
+  step "dispatch, no device timeouts, GPU" "$LOGS/nccl_dispatch_notimeouts.log" \
+    env WEFT_PLUGIN_PATH="$BUILD/lib" WEFT_CUDART_LIBRARY=libcudart.so.13 \
+    WEFT_NCCL_LIBRARY=libnccl.so.2 WEFT_NCCL_DEVICE_TIMEOUTS=0 \
+    "$BUILD/bench/nccl_dispatch_bench" --benchmark_min_time=0.5
   # nccl-tests' columns for Weft-over-NCCL and NCCL alone, one rank on the GPU.
   step "collbench -d cuda --raw nccl, GPU" "$LOGS/collbench_nccl.log" \
     "$RUN" -n 1 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda --raw nccl \

@@ -22,6 +22,12 @@ inline constexpr weft_bk_param_t kParams[] = {
                "period of the thread that polls NCCL's asynchronous errors, so that a dead "
                "peer aborts the communicators (and frees streams waiting on them) with no call "
                "into Weft; 0: only calls poll"),
+    DeclareBool("WEFT_NCCL_DEVICE_TIMEOUTS", "1", kUser, kLocal,
+                "record an event after every operation on device buffers, which the host does "
+                "not wait for, so that the watchdog aborts the communicators when one is still "
+                "running past its timeout (counted from the enqueue) and the next call fails "
+                "with WEFT_ERR_TIMEOUT; 0: no timeout once enqueued (one event record less per "
+                "call)"),
 };
 
 }  // namespace params_table

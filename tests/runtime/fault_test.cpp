@@ -352,5 +352,38 @@ TEST(NcclFaultTest, LinkFailureReleasesAWaitOnTheStream) {
   ExpectCleanTeardown(g, all, deadline);
 }
 
+// NCCL only (device buffers): a rank that never joins a collective leaves its peers' streams
+// waiting, with every process alive and no NCCL error. The all-reduce's deadline (1.5 s) is
+// held against an event recorded after it (WEFT_NCCL_DEVICE_TIMEOUTS): the watchdog aborts the
+// communicators once it passes, which releases the waits, and the next call says TIMEOUT.
+TEST(NcclFaultTest, CollectiveAPeerSkipsTimesOutOnTheStream) {
+  constexpr int kRanks = 3;
+  constexpr int64_t kTimeoutMs = 1500;
+  const auto deadline = Clock::now() + 25s;
+  WorkerGroup g(WEFT_FAULT_WORKER,
+                World(kRanks, {"streamskip", std::to_string(kTimeoutMs), "4096"}));
+  const std::vector<size_t> all = All(kRanks), waiting = {0, 1};
+  ASSERT_TRUE(g.ReadUntil([&] { return AnyFailed(g) || AllHave(g, all, "waiting"); }, deadline) &&
+              !AnyFailed(g))
+      << Dump(g);
+  ASSERT_TRUE(g.ReadUntil([&] { return AllHave(g, waiting, "op"); }, deadline))
+      << "a rank stayed in its stream wait past the all-reduce's deadline:\n"
+      << Dump(g);
+  for (size_t i : waiting) {
+    const Report op = *g.Find(i, "op");
+    const Report w = *g.Find(i, "waiting");
+    EXPECT_EQ(StatusName(op.status), StatusName(WEFT_ERR_TIMEOUT))
+        << "rank " << i << ": " << op.message;
+    EXPECT_NE(op.message.find("still running on its stream past its deadline"), std::string::npos)
+        << "rank " << i << ": " << op.message;
+    const double after = (op.t1_ns - w.t0_ns) * kNs;
+    EXPECT_GE(after, kTimeoutMs / 1000.0) << "rank " << i << " timed out early";
+    EXPECT_LT(after, kTimeoutMs / 1000.0 + 3.0) << "rank " << i;
+    std::printf("rank %zu: the next call failed %.0f ms after the all-reduce was enqueued\n", i,
+                after * 1000);
+  }
+  ExpectCleanTeardown(g, all, deadline);
+}
+
 }  // namespace
 }  // namespace weft::test

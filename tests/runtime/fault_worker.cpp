@@ -174,7 +174,10 @@ bool WaitOnTheStream() {
 // NCCL fails as a broken link (FAKE_NCCL_FAIL_BYTES, set by the driver to its size), says so
 // ("waiting") and waits on the stream, not in Weft. Only the plugin's watchdog can end that
 // wait, by aborting the communicators; the next call then reports the failure ("op").
-int StreamWait(int64_t timeout_ms, int64_t numel) {
+// skip_last: no link fails, but the last rank never joins that all-reduce (it reports
+// "waiting" and holds); the others' streams wait for it until the all-reduce's deadline
+// (timeout_ms), when the watchdog aborts the communicators (WEFT_NCCL_DEVICE_TIMEOUTS).
+int StreamWait(int64_t timeout_ms, int64_t numel, bool skip_last) {
   int32_t rank = 0, size = 1;
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
@@ -192,6 +195,11 @@ int StreamWait(int64_t timeout_ms, int64_t numel) {
   Send(Describe("ready", ctx, rank, WEFT_OK, MonotonicNs()));
   round.in.shape[0] = round.out.shape[0] = numel / 2;
   int64_t t0 = MonotonicNs();
+  if (skip_last && rank == size - 1) {
+    Send(Describe("waiting", ctx, rank, WEFT_OK, t0));
+    HoldThenTearDown(ctx, rank);
+    return 0;
+  }
   weft_status_t s = round.Run(ctx);
   Send(Describe("waiting", ctx, rank, s, t0));
   if (s == WEFT_OK && !WaitOnTheStream()) {
@@ -513,7 +521,10 @@ int main(int argc, char** argv) {
       {"stress", 1, [](Args a) { return Stress(std::atoi(a[2])); }},
       {"sweep", 1, [](Args a) { return Sweep(std::atoll(a[2])); }},
       {"silent", 2, [](Args a) { return Silent(std::atoll(a[2]), std::atoi(a[3])); }},
-      {"streamwait", 2, [](Args a) { return StreamWait(std::atoll(a[2]), std::atoll(a[3])); }},
+      {"streamwait", 2,
+       [](Args a) { return StreamWait(std::atoll(a[2]), std::atoll(a[3]), false); }},
+      {"streamskip", 2,
+       [](Args a) { return StreamWait(std::atoll(a[2]), std::atoll(a[3]), true); }},
   };
   const std::string scenario = argc > 1 ? argv[1] : "";
   for (const Scenario& s : kScenarios)

@@ -212,8 +212,11 @@ void Comm::Track(std::shared_ptr<Completion> c) {
 
 void Comm::Reap() {
   std::vector<std::shared_ptr<Completion>> done;
+  std::vector<cudaEvent_t> passed_events;
+  deadlines_.Reap(state_.cuda(), &passed_events);
   {
     std::lock_guard<std::mutex> lock(pool_mu_);
+    free_events_.insert(free_events_.end(), passed_events.begin(), passed_events.end());
     size_t keep = 0;
     for (auto& c : in_flight_) {
       // Only the completions no request holds any more: a request's owner learns the outcome.
@@ -228,6 +231,19 @@ void Comm::Reap() {
     bool passed = false;
     c->Test(&passed);  // runs its host work (a released request's fold)
   }
+}
+
+bool Comm::Overdue(int64_t* timeout_ms) {
+  if (deadlines_.Overdue(state_.cuda(), timeout_ms)) return true;
+  // Ops that keep scratch or host work: their completions hold the event and the deadline.
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  for (const auto& c : in_flight_) {
+    if (c->deadline().passed() && state_.cuda().EventQuery(c->event()) == cuda::kErrorNotReady) {
+      *timeout_ms = c->timeout_ms();
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace weft::backends::nccl_plugin

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/nccl/plugin/device_deadlines.hpp"
 #include "backends/nccl/plugin/p2p.hpp"
 #include "backends/nccl/plugin/state.hpp"
 #include "common/plugin_kit/deadline.hpp"
@@ -86,6 +87,14 @@ class Comm {
   // ones whose events have.
   void Track(std::shared_ptr<Completion> c);
   void Reap();
+  // Watches an op on device buffers that keeps nothing: `e`, recorded after it, against its
+  // deadline (device_deadlines.hpp).
+  void Watch(cudaEvent_t e, const plugin_kit::Deadline& d, int64_t timeout_ms) {
+    deadlines_.Add(e, d, timeout_ms);
+  }
+  // Whether an op of this communicator is still pending on its stream past its deadline (then
+  // *timeout_ms is its timeout). For the watchdog thread.
+  bool Overdue(int64_t* timeout_ms);
 
   P2pBatch& batch() { return batch_; }
 
@@ -109,6 +118,7 @@ class Comm {
   std::vector<char*> all_scratch_;
   std::vector<cudaEvent_t> free_events_, all_events_;
   std::vector<std::shared_ptr<Completion>> in_flight_;
+  DeviceDeadlines deadlines_;  // its events come from the pool above
 
   P2pBatch batch_;
 };

@@ -22,12 +22,16 @@ namespace weft::backends::nccl_plugin {
 
 class Completion {
  public:
-  Completion(Comm& c, cudaEvent_t e) : comm_(c), event_(e) {}
+  Completion(Comm& c, cudaEvent_t e, plugin_kit::Deadline d, int64_t timeout_ms)
+      : comm_(c), event_(e), deadline_(d), timeout_ms_(timeout_ms) {}
   ~Completion();
   Completion(const Completion&) = delete;
   Completion& operator=(const Completion&) = delete;
 
   cudaEvent_t event() const { return event_; }
+  // The op's deadline, which the watchdog holds the event against (device_deadlines.hpp).
+  const plugin_kit::Deadline& deadline() const { return deadline_; }
+  int64_t timeout_ms() const { return timeout_ms_; }
   void Keep(Lease l) { leases_.push_back(std::move(l)); }
   // Host work to run once the event has passed: its status becomes the operation's.
   void Then(std::function<weft_status_t()> f) { then_.push_back(std::move(f)); }
@@ -38,6 +42,8 @@ class Completion {
  private:
   Comm& comm_;
   cudaEvent_t event_;
+  plugin_kit::Deadline deadline_;
+  int64_t timeout_ms_;
   std::vector<Lease> leases_;
   std::vector<std::function<weft_status_t()>> then_;
   std::mutex mu_;

@@ -30,18 +30,39 @@ weft_status_t Start(Comm& c, const weft_bk_op_t* args, std::unique_ptr<Launch>* 
   return WEFT_OK;
 }
 
+namespace {
+
+// An event after a device-buffer op the host never waits for, held against the op's deadline
+// by the watchdog (device_deadlines.hpp); none without a deadline or with
+// WEFT_NCCL_DEVICE_TIMEOUTS=0.
+weft_status_t WatchDeadline(Launch& l) {
+  State& s = l.comm.state();
+  if (l.deadline.none() || !s.device_timeouts()) return WEFT_OK;
+  cudaEvent_t e = l.comm.AcquireEvent();
+  if (!e) return WEFT_ERR_BACKEND;
+  if (const cudaError_t r = s.cuda().EventRecord(e, l.stream); r != cuda::kSuccess) {
+    s.cuda().GetLastError();
+    l.comm.ReleaseEvent(e);
+    return s.Fail(WEFT_ERR_BACKEND, s.cuda().Describe("cudaEventRecord", r));
+  }
+  l.comm.Watch(e, l.deadline, l.args.timeout_ms);
+  return WEFT_OK;
+}
+
+}  // namespace
+
 weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> then,
                    std::shared_ptr<Completion>* out) {
   State& s = l.comm.state();
   if (st == WEFT_OK) st = l.staging.End(l.stream);
   Lease scratch = l.staging.TakeLease();
   // Device buffers with nothing to keep: the op is complete once enqueued (SPEC §6.2) and no
-  // scratch waits for the stream, so no event is recorded (a GPU's small ops are microseconds).
-  if (!l.host && scratch.get() == nullptr && !then) return st;
+  // scratch waits for the stream; an event goes after it only for its deadline.
+  if (!l.host && scratch.get() == nullptr && !then) return st == WEFT_OK ? WatchDeadline(l) : st;
   // Even a failed op keeps its scratch until the stream passes what was enqueued.
   cudaEvent_t e = l.comm.AcquireEvent();
   if (!e) return WEFT_ERR_BACKEND;
-  auto done = std::make_shared<Completion>(l.comm, e);
+  auto done = std::make_shared<Completion>(l.comm, e, l.deadline, l.args.timeout_ms);
   done->Keep(std::move(scratch));
   if (then) done->Then(std::move(then));
   const cudaError_t r = s.cuda().EventRecord(e, l.stream);

@@ -28,9 +28,12 @@ weft_status_t State::Create(const weft_bk_host_api_t* host, const weft_bk_init_a
   if (weft_status_t st = s->UseDevice(); st != WEFT_OK) return st;
   const param::Parsed period = param::Read(kParams[2]);  // WEFT_NCCL_WATCHDOG_MS
   if (!period.ok()) return s->Fail(WEFT_ERR_INVALID_ARGUMENT, period.error);
+  const param::Parsed timeouts = param::Read(kParams[3]);  // WEFT_NCCL_DEVICE_TIMEOUTS
+  if (!timeouts.ok()) return s->Fail(WEFT_ERR_INVALID_ARGUMENT, timeouts.error);
+  s->device_timeouts_ = timeouts.value.number != 0;
   State* raw = s.get();
   s->watchdog_ = std::make_unique<Watchdog>(std::chrono::milliseconds(period.value.number),
-                                            [raw] { (void)raw->Poll(); });
+                                            [raw] { raw->Watch(); });
   *out = std::move(s);
   return WEFT_OK;
 }
@@ -81,6 +84,26 @@ weft_status_t State::Poll() {
   }
   if (!why.empty()) AbortAll(WEFT_ERR_PEER_FAILURE, -1, why);
   return Failure();
+}
+
+void State::Watch() {
+  if (Poll() != WEFT_OK) return;
+  int64_t timeout_ms = -1;
+  int32_t members = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Comm* c : comms_) {
+      if (c->Overdue(&timeout_ms)) {
+        members = c->size();
+        break;
+      }
+    }
+  }
+  if (members == 0) return;
+  AbortAll(WEFT_ERR_TIMEOUT, -1,
+           "an operation on a group of " + std::to_string(members) +
+               " was still running on its stream past its deadline (" + std::to_string(timeout_ms) +
+               " ms after it was enqueued); the context's communicators were aborted");
 }
 
 void State::AbortAll(weft_status_t s, int32_t failed_rank, const std::string& why) {

@@ -33,6 +33,8 @@ class State {
   int device() const { return device_; }
   int32_t rank() const { return args_.world_rank; }
   int64_t default_timeout_ms() const { return args_.timeout_ms; }
+  // WEFT_NCCL_DEVICE_TIMEOUTS: device-buffer ops are held against their deadlines.
+  bool device_timeouts() const { return device_timeouts_; }
 
   // Records `message` (prefixed "nccl: ") for the host and returns `s`.
   weft_status_t Fail(weft_status_t s, const std::string& message) const;
@@ -47,6 +49,9 @@ class State {
   int32_t failed_rank() const { return failed_rank_.load(); }
   // Polls every communicator's asynchronous error; the first error aborts them all.
   weft_status_t Poll();
+  // The watchdog's round: Poll, then an op still pending on its stream past its deadline aborts
+  // every communicator (WEFT_ERR_TIMEOUT).
+  void Watch();
   // Aborts every communicator and fails everything pending and later with `s` (the first
   // failure wins). Callable from any thread.
   void AbortAll(weft_status_t s, int32_t failed_rank, const std::string& why);
@@ -59,6 +64,7 @@ class State {
   std::unique_ptr<CudaApi> cuda_;
   std::unique_ptr<NcclApi> nccl_;
   int device_ = 0;
+  bool device_timeouts_ = true;
 
   mutable std::mutex mu_;
   std::vector<Comm*> comms_;

@@ -118,6 +118,13 @@ ncclResult_t CheckRanges(std::initializer_list<Range> ranges) {
   return nccl::kSuccess;
 }
 
+// A reduction's buffers: recv is written on every rank (root < 0) or on the root only.
+ncclResult_t CheckReduceBuffers(const void* send, const void* recv, size_t bytes, int root,
+                                int me) {
+  const size_t written = root < 0 || me == root ? bytes : 0;
+  return CheckRanges({{send, bytes, "sendbuff"}, {recv, written, "recvbuff"}});
+}
+
 ncclResult_t CheckOp(ncclComm_t comm, ncclDataType_t type, size_t* item) {
   if (!comm) return Fail(nccl::kInvalidArgument, "comm is NULL");
   *item = TypeSize(type);
@@ -203,9 +210,7 @@ ncclResult_t ReduceTo(const void* send, void* recv, size_t count, ncclDataType_t
   Started b = Start(comm, type, count);
   if (b.error != nccl::kSuccess) return b.error;
   auto& [error, op, n, me, bytes] = b;
-  if (ncclResult_t e = CheckRanges(
-          {{send, bytes, "sendbuff"}, {recv, root < 0 || me == root ? bytes : 0, "recvbuff"}}))
-    return e;
+  if (ncclResult_t e = CheckReduceBuffers(send, recv, bytes, root, me)) return e;
   if (bytes > 0 && bytes == FailBytes())
     op->injected_failure =
         "a link failed (injected: FAKE_NCCL_FAIL_BYTES=" + std::to_string(bytes) + ")";
