@@ -31,7 +31,8 @@ Communicator::Communicator(Backend& backend, weft_bk_comm_t* comm, std::vector<i
       comm_(comm),
       ranks_(std::move(ranks)),
       index_(index),
-      size_safe_((backend.table().capabilities & WEFT_BK_CAP_SIZE_SAFE) != 0) {}
+      size_safe_((backend.table().capabilities & WEFT_BK_CAP_SIZE_SAFE) != 0),
+      untagged_p2p_((backend.table().capabilities & WEFT_BK_CAP_UNTAGGED_P2P) != 0) {}
 
 Communicator::~Communicator() {
   if (comm_) backend_.table().comm_destroy(comm_);

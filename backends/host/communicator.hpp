@@ -97,6 +97,8 @@ class Communicator {
   uint64_t NextUserCall() { return user_calls_++; }
   // Whether the plugin turns disagreeing arguments into errors (WEFT_BK_CAP_SIZE_SAFE).
   bool SizeSafe() const { return size_safe_; }
+  // Messages match in posting order, tags ignored (WEFT_BK_CAP_UNTAGGED_P2P).
+  bool UntaggedP2p() const { return untagged_p2p_; }
   // Keeps `memory` until the communicator goes, after the plugin's communicator: memory of the
   // host's own that requests freed while pending may still read or write (the check records of
   // a user send/recv whose work was released).
@@ -121,6 +123,7 @@ class Communicator {
   int64_t internal_tag_ = 0;
   uint64_t user_calls_ = 0;
   bool size_safe_ = false;
+  bool untagged_p2p_ = false;
   std::vector<std::shared_ptr<void>> kept_;  // destroyed after comm_destroy (the body)
 };
 

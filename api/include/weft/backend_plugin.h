@@ -72,6 +72,10 @@ extern "C" {
  * the op's deadline. Without it the host verifies the arguments of every public operation
  * across the members before handing it over (docs/collective_checks.md). */
 #define WEFT_BK_CAP_SIZE_SAFE (1ull << 13)
+/* ABI 1.3: a pair's point-to-point messages match in posting order and tags are ignored
+ * (NCCL). The host then sends no argument records beside the user's messages: in the other
+ * direction they would interleave with the user's own messages and break that order. */
+#define WEFT_BK_CAP_UNTAGGED_P2P (1ull << 14)
 
 /* Log levels of host->log. */
 enum {

@@ -84,7 +84,9 @@ const weft_backend_plugin_t kPlugin = {
         WEFT_BK_CAP_ASYNC | WEFT_BK_CAP_DEVICE_CUDA |
         // NCCL writes no member's buffer past its own counts: members that disagree get
         // unspecified output, or a stalled group that the deadline aborts (README.md).
-        WEFT_BK_CAP_SIZE_SAFE,
+        WEFT_BK_CAP_SIZE_SAFE |
+        // NCCL has no tags: a pair's messages match in posting order.
+        WEFT_BK_CAP_UNTAGGED_P2P,
     Guarded<Init>,
     Finalize,
     Abort,
