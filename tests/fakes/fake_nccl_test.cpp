@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -20,6 +21,7 @@
 extern "C" {
 cudaError_t cudaGetDeviceCount(int*);
 cudaError_t cudaMalloc(void**, size_t);
+cudaError_t cudaMallocManaged(void**, size_t, unsigned);
 cudaError_t cudaFree(void*);
 cudaError_t cudaMemcpy(void*, const void*, size_t, int);
 cudaError_t cudaStreamCreate(cudaStream_t*);
@@ -51,6 +53,7 @@ ncclResult_t ncclSend(const void*, size_t, ncclDataType_t, int, ncclComm_t, cuda
 ncclResult_t ncclRecv(void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t);
 ncclResult_t ncclGroupStart();
 ncclResult_t ncclGroupEnd();
+const char* ncclGetLastError(ncclComm_t);
 }
 
 namespace {
@@ -367,6 +370,47 @@ int SizeMismatch(int rank, int n, const ncclUniqueId& id) {
 }
 
 TEST(FakeNccl, SizesThatDisagreeAreInvalidUsage) { EXPECT_TRUE(RunRanks(2, SizeMismatch)); }
+
+// FAKE_CUDA_CHECK_POINTERS=1: a buffer outside the runtime's allocations (a host pointer, or
+// a range running past an allocation's end) fails the call with ncclInvalidArgument naming
+// it, where a GPU would fault; cudaMalloc and cudaMallocManaged memory passes.
+int HostPointers(int rank, int n, const ncclUniqueId& id) {
+  ::setenv("FAKE_CUDA_CHECK_POINTERS", "1", 1);  // before the fake first reads it
+  ncclComm_t comm = nullptr;
+  RANK_CHECK(ncclCommInitRank(&comm, n, id, rank) == nccl::kSuccess);
+  std::vector<float> host(16, 1.0f);
+  float* dev = ToDevice(host);  // 16 floats and one byte
+  void* managed = nullptr;
+  RANK_CHECK(cudaMallocManaged(&managed, 16 * sizeof(float), 1) == cuda::kSuccess);
+  cudaPointerAttributes attr{};
+  RANK_CHECK(cudaPointerGetAttributes(&attr, managed) == cuda::kSuccess &&
+             attr.type == cuda::kMemoryTypeManaged);
+  const auto refused = [&](ncclResult_t r, const char* what) {
+    return r == nccl::kInvalidArgument && std::strstr(ncclGetLastError(comm), what) != nullptr &&
+           std::strstr(ncclGetLastError(comm), "not in device memory") != nullptr;
+  };
+  RANK_CHECK(refused(ncclAllReduce(host.data(), dev, 16, nccl::kFloat32, nccl::kSum, comm, nullptr),
+                     "sendbuff (64 bytes)"));
+  RANK_CHECK(refused(ncclAllReduce(dev, dev, 17, nccl::kFloat32, nccl::kSum, comm, nullptr),
+                     "sendbuff (68 bytes)"));
+  RANK_CHECK(
+      refused(ncclAllGather(dev, host.data(), 4, nccl::kFloat32, comm, nullptr), "recvbuff"));
+  RANK_CHECK(refused(ncclSend(host.data(), 1, nccl::kFloat32, 0, comm, nullptr), "sendbuff"));
+  // The refused calls enqueued nothing: the ranks still agree on what comes next.
+  RANK_CHECK(ncclAllReduce(dev, managed, 16, nccl::kFloat32, nccl::kSum, comm, nullptr) ==
+             nccl::kSuccess);
+  RANK_CHECK(cudaStreamSynchronize(nullptr) == cuda::kSuccess);
+  RANK_CHECK(static_cast<float*>(managed)[15] == static_cast<float>(n));
+  ncclCommDestroy(comm);
+  cudaFree(managed);
+  cudaFree(dev);
+  return 0;
+}
+
+TEST(FakeNccl, HostPointersAreRefusedWhenChecked) {
+  EXPECT_TRUE(RunRanks(1, HostPointers));
+  EXPECT_TRUE(RunRanks(2, HostPointers));
+}
 
 TEST(FakeNccl, NoVisibleDeviceIsAnError) {
   EXPECT_TRUE(RunRanks(1, [](int rank, int n, const ncclUniqueId& id) {
