@@ -408,8 +408,7 @@ int HostPointers(int rank, int n, const ncclUniqueId& id) {
 }
 
 TEST(FakeNccl, HostPointersAreRefusedWhenChecked) {
-  EXPECT_TRUE(RunRanks(1, HostPointers));
-  EXPECT_TRUE(RunRanks(2, HostPointers));
+  for (int n : {1, 2}) EXPECT_TRUE(RunRanks(n, HostPointers)) << n << " ranks";
 }
 
 TEST(FakeNccl, NoVisibleDeviceIsAnError) {
