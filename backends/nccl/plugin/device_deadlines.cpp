@@ -9,6 +9,7 @@ void DeviceDeadlines::Add(cudaEvent_t e, plugin_kit::Deadline d, int64_t timeout
 
 void DeviceDeadlines::Reap(const CudaApi& cuda, std::vector<cudaEvent_t>* freed) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (watches_.size() < kBatch) return;
   while (!watches_.empty() && cuda.EventQuery(watches_.front().event) != cuda::kErrorNotReady) {
     freed->push_back(watches_.front().event);
     watches_.pop_front();

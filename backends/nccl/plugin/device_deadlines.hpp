@@ -23,7 +23,9 @@ class DeviceDeadlines {
   void Add(cudaEvent_t e, plugin_kit::Deadline d, int64_t timeout_ms);
   // Drops the watches whose events have passed, oldest first, stopping at the first still
   // pending (a call pays for what finished, not for the whole queue); their events in *freed.
+  // Only once kBatch watches have gathered: most calls then make no event query at all.
   void Reap(const CudaApi& cuda, std::vector<cudaEvent_t>* freed);
+  static constexpr size_t kBatch = 32;
   // Whether some op's event is still pending past its deadline (then *timeout_ms is its
   // timeout). Scans every watch: called by the watchdog thread, not on the call path.
   bool Overdue(const CudaApi& cuda, int64_t* timeout_ms);
