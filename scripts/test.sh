@@ -38,7 +38,24 @@ stamp "tests"
 export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir build/asan --output-on-failure -j"$JOBS" --timeout 600
+# LeakSanitizer's tracer, which stops the threads at exit to scan them, sometimes crashes on
+# a loaded machine after the test itself has passed ("Tracer caught signal 11 ...
+# LeakSanitizer has encountered a fatal error"): a known fault of the sanitizer runtime
+# (google/sanitizers#1353), seen here once, in redistribute_nccl_device_4ranks. A test whose
+# only fault is that crash runs once more; a leak report ("detected memory leaks") or any
+# other failure fails CI.
+tracer_only() {
+  local others
+  others=$(awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3; crash=0}
+    /LeakSanitizer has encountered a fatal error/{crash=1}
+    /^Test Failed\./{if (!crash) print name}' build/asan/Testing/Temporary/LastTest.log)
+  [ -z "$others" ] || { echo "failed: $others"; return 1; }
+}
+if ! ctest --test-dir build/asan --output-on-failure -j"$JOBS" --timeout 600; then
+  tracer_only
+  echo "only LeakSanitizer tracer crashes: those tests run once more"
+  ctest --test-dir build/asan --output-on-failure --rerun-failed --timeout 600
+fi
 
 stamp "default build"
 cmake -S . -B build/default -G Ninja -DWEFT_BUILD_TESTS=OFF >/dev/null
