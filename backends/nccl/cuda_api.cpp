@@ -32,6 +32,8 @@ std::unique_ptr<CudaApi> CudaApi::Load(std::string* why) {
   l.Resolve("cudaGetLastError", &api->GetLastError, &missing);
   l.Resolve("cudaMalloc", &api->Malloc, &missing);
   l.Resolve("cudaFree", &api->Free, &missing);
+  l.Resolve("cudaMallocHost", &api->MallocHost, &missing);
+  l.Resolve("cudaFreeHost", &api->FreeHost, &missing);
   l.Resolve("cudaPointerGetAttributes", &api->PointerGetAttributes, &missing);
   l.Resolve("cudaMemcpyAsync", &api->MemcpyAsync, &missing);
   l.Resolve("cudaMemcpy2DAsync", &api->Memcpy2DAsync, &missing);

@@ -20,6 +20,8 @@ struct CudaApi {
   cudaError_t (*GetLastError)() = nullptr;
   cudaError_t (*Malloc)(void**, size_t) = nullptr;
   cudaError_t (*Free)(void*) = nullptr;
+  cudaError_t (*MallocHost)(void**, size_t) = nullptr;
+  cudaError_t (*FreeHost)(void*) = nullptr;
   cudaError_t (*PointerGetAttributes)(cudaPointerAttributes*, const void*) = nullptr;
   cudaError_t (*MemcpyAsync)(void*, const void*, size_t, int, cudaStream_t) = nullptr;
   cudaError_t (*Memcpy2DAsync)(void*, size_t, const void*, size_t, size_t, size_t, int,

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +24,10 @@ cudaError_t cudaGetDeviceCount(int*);
 cudaError_t cudaMalloc(void**, size_t);
 cudaError_t cudaMallocManaged(void**, size_t, unsigned);
 cudaError_t cudaFree(void*);
+cudaError_t cudaMallocHost(void**, size_t);
+cudaError_t cudaFreeHost(void*);
+cudaError_t cudaMemcpyAsync(void*, const void*, size_t, int, cudaStream_t);
+cudaError_t cudaLaunchHostFunc(cudaStream_t, cudaHostFn_t, void*);
 cudaError_t cudaMemcpy(void*, const void*, size_t, int);
 cudaError_t cudaStreamCreate(cudaStream_t*);
 cudaError_t cudaStreamDestroy(cudaStream_t);
@@ -396,6 +401,12 @@ int HostPointers(int rank, int n, const ncclUniqueId& id) {
   RANK_CHECK(
       refused(ncclAllGather(dev, host.data(), 4, nccl::kFloat32, comm, nullptr), "recvbuff"));
   RANK_CHECK(refused(ncclSend(host.data(), 1, nccl::kFloat32, 0, comm, nullptr), "sendbuff"));
+  // Page-locked host memory is the plugin's bounce memory, never a buffer it gives NCCL.
+  void* pinned = nullptr;
+  RANK_CHECK(cudaMallocHost(&pinned, 16 * sizeof(float)) == cuda::kSuccess);
+  RANK_CHECK(refused(ncclAllReduce(dev, pinned, 16, nccl::kFloat32, nccl::kSum, comm, nullptr),
+                     "recvbuff"));
+  RANK_CHECK(cudaFreeHost(pinned) == cuda::kSuccess);
   // The refused calls enqueued nothing: the ranks still agree on what comes next.
   RANK_CHECK(ncclAllReduce(dev, managed, 16, nccl::kFloat32, nccl::kSum, comm, nullptr) ==
              nccl::kSuccess);
@@ -409,6 +420,44 @@ int HostPointers(int rank, int n, const ncclUniqueId& id) {
 
 TEST(FakeNccl, HostPointersAreRefusedWhenChecked) {
   for (int n : {1, 2}) EXPECT_TRUE(RunRanks(n, HostPointers)) << n << " ranks";
+}
+
+// The runtime's rule for copies with pageable host memory, which the plugin's staging must
+// not meet (a stream held by a silent peer would hold the caller): such a copy returns once
+// the stream has run it, while one with page-locked memory returns at once. cudaFree and
+// cudaFreeHost each refuse the other's memory.
+TEST(FakeCuda, PageableCopiesWaitForTheStreamAndPinnedOnesDoNot) {
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&s), cuda::kSuccess);
+  std::atomic<bool> open{false};
+  const auto gate = [](void* flag) {
+    while (!static_cast<std::atomic<bool>*>(flag)->load()) std::this_thread::yield();
+  };
+  ASSERT_EQ(cudaLaunchHostFunc(s, gate, &open), cuda::kSuccess);
+  void* dev = nullptr;
+  void* pinned = nullptr;
+  ASSERT_EQ(cudaMalloc(&dev, 64), cuda::kSuccess);
+  ASSERT_EQ(cudaMallocHost(&pinned, 64), cuda::kSuccess);
+  std::memset(dev, 5, 64);  // the fake's device memory is host memory
+  ASSERT_EQ(cudaMemcpyAsync(pinned, dev, 64, cuda::kMemcpyDeviceToHost, s), cuda::kSuccess);
+  EXPECT_EQ(cudaStreamQuery(s), cuda::kErrorNotReady) << "a pinned copy returned at once";
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    open = true;
+  });
+  std::vector<unsigned char> pageable(64, 0);
+  ASSERT_EQ(cudaMemcpyAsync(pageable.data(), dev, 64, cuda::kMemcpyDeviceToHost, s),
+            cuda::kSuccess);
+  EXPECT_TRUE(open.load()) << "the pageable copy returned before the stream reached it";
+  EXPECT_EQ(pageable[63], 5) << "and it had run when it returned";
+  opener.join();
+  ASSERT_EQ(cudaStreamSynchronize(s), cuda::kSuccess);
+  EXPECT_EQ(static_cast<unsigned char*>(pinned)[63], 5);
+  EXPECT_EQ(cudaFree(pinned), cuda::kErrorInvalidValue);
+  EXPECT_EQ(cudaFreeHost(dev), cuda::kErrorInvalidValue);
+  EXPECT_EQ(cudaFreeHost(pinned), cuda::kSuccess);
+  EXPECT_EQ(cudaFree(dev), cuda::kSuccess);
+  cudaStreamDestroy(s);
 }
 
 TEST(FakeNccl, NoVisibleDeviceIsAnError) {

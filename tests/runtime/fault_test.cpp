@@ -132,6 +132,9 @@ TEST(FaultTest, TimeoutPoisonsTheContextAndDestroyIsQuick) {
   ASSERT_TRUE(g.ReadUntil([&] { return g.Has(kSilent, "destroy"); }, deadline)) << Dump(g);
   const Report d = *g.Find(kSilent, "destroy");
   EXPECT_LT(d.seconds(), 2.0) << "the silent rank's destroy: " << d.message;
+  ASSERT_TRUE(g.ReadUntil([&] { return g.Has(kCaller, "buffers"); }, deadline)) << Dump(g);
+  EXPECT_EQ(StatusName(g.Find(kCaller, "buffers")->status), StatusName(WEFT_OK))
+      << "the timed-out all-reduce wrote into the caller's buffer after it had returned";
   const std::optional<int> st = g.Reap(kSilent, deadline);
   ASSERT_TRUE(st.has_value());
   EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0) << "wait status " << *st;

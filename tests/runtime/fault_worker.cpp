@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -343,14 +344,16 @@ int Silent(int64_t timeout_ms, int32_t silent) {
   weft_context_t* ctx = Join(&rank, &size);
   if (!ctx) return 0;
   Send(Describe("ready", ctx, rank, WEFT_OK, MonotonicNs()));
+  Floats f;
+  constexpr float kMine = -7.0f;  // the caller's own values after the failed call
   if (rank != silent) {
-    Floats f;
     weft_call_options_t opts = WEFT_CALL_OPTIONS_INIT;
     opts.timeout_ms = timeout_ms;
     int64_t t0 = MonotonicNs();
     weft_status_t s = weft_allreduce(ctx, nullptr, 0, &f.in.t, &f.out.t, WEFT_REDUCE_SUM, nullptr,
                                      &opts, nullptr);
     Send(Describe("op", ctx, rank, s, t0));
+    std::fill(f.recv.begin(), f.recv.end(), kMine);
     t0 = MonotonicNs();
     s = weft_barrier(ctx, nullptr, 0, nullptr, &opts, nullptr);
     Send(Describe("after", ctx, rank, s, t0));
@@ -359,6 +362,12 @@ int Silent(int64_t timeout_ms, int32_t silent) {
   (void)::read(STDIN_FILENO, &byte, 1);  // the driver's release
   const int64_t t0 = MonotonicNs();
   Send(Describe("destroy", nullptr, rank, weft_context_destroy(ctx), t0));
+  // Once the context is gone nothing of it runs any more: a call that failed must not have
+  // written into its buffers after it returned (the NCCL plugin's copies out of staging).
+  if (rank != silent) {
+    const bool mine = std::all_of(f.recv.begin(), f.recv.end(), [](float v) { return v == kMine; });
+    Send(Describe("buffers", nullptr, rank, mine ? WEFT_OK : WEFT_ERR_INTERNAL, t0));
+  }
   return 0;
 }
 

@@ -7,22 +7,6 @@
 
 namespace weft::backends::nccl_plugin {
 
-Lease& Lease::operator=(Lease&& o) noexcept {
-  if (this != &o) {
-    if (comm_ && ptr_) comm_->Release(ptr_, size_);
-    comm_ = o.comm_;
-    ptr_ = o.ptr_;
-    size_ = o.size_;
-    o.comm_ = nullptr;
-    o.ptr_ = nullptr;
-  }
-  return *this;
-}
-
-Lease::~Lease() {
-  if (comm_ && ptr_) comm_->Release(ptr_, size_);
-}
-
 weft_status_t Comm::Create(State& s, int32_t nranks, int32_t my_index, const char* prefix,
                            int64_t timeout_ms, std::unique_ptr<Comm>* out) {
   std::unique_ptr<Comm> c(new Comm(s, nranks, my_index, prefix ? prefix : ""));
@@ -117,7 +101,6 @@ Comm::~Comm() {
   }
   if (stream_) cuda.StreamSynchronize(stream_);
   in_flight_.clear();
-  for (char* p : all_scratch_) cuda.Free(p);
   for (cudaEvent_t e : all_events_) cuda.EventDestroy(e);
   if (stream_) cuda.StreamDestroy(stream_);
   cuda.GetLastError();
@@ -144,39 +127,6 @@ void Comm::Abort() {
 weft_status_t Comm::Aborted() const {
   if (weft_status_t f = state_.Failure(); f != WEFT_OK) return f;
   return state_.Fail(WEFT_ERR_ABORTED, "the communicator was aborted");
-}
-
-weft_status_t Comm::Acquire(size_t bytes, Lease* out) {
-  if (bytes == 0) bytes = 1;
-  {
-    std::lock_guard<std::mutex> lock(pool_mu_);
-    auto it = free_scratch_.lower_bound(bytes);
-    // A block at most 4x the request: a small copy does not pin a large block.
-    if (it != free_scratch_.end() && it->first / 4 <= bytes) {
-      *out = Lease(this, it->second, it->first);
-      free_scratch_.erase(it);
-      return WEFT_OK;
-    }
-  }
-  // Round up so that slightly different sizes share blocks.
-  size_t size = 256;
-  while (size < bytes) size *= 2;
-  void* p = nullptr;
-  const cudaError_t e = state_.cuda().Malloc(&p, size);
-  if (e != cuda::kSuccess) {
-    state_.cuda().GetLastError();
-    return state_.Fail(WEFT_ERR_OUT_OF_MEMORY, state_.cuda().Describe("cudaMalloc", e) + " for " +
-                                                   std::to_string(size) + " bytes of staging");
-  }
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  all_scratch_.push_back(static_cast<char*>(p));
-  *out = Lease(this, static_cast<char*>(p), size);
-  return WEFT_OK;
-}
-
-void Comm::Release(char* p, size_t bytes) {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  free_scratch_.emplace(bytes, p);
 }
 
 cudaEvent_t Comm::AcquireEvent() {

@@ -1,12 +1,11 @@
 // One communicator of the NCCL plugin (a mesh-dim group): its NCCL communicator, made from a
 // unique id its member 0 publishes under the group's store prefix and initialised without
 // blocking against the caller's deadline; its own stream for host buffers and calls without
-// one; pools of device scratch and events; the operations in flight; and the point-to-point
-// messages posted but not yet issued (p2p.hpp).
+// one; pools of scratch (device and page-locked) and events; the operations in flight; and the
+// point-to-point messages posted but not yet issued (p2p.hpp).
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,29 +13,13 @@
 
 #include "backends/nccl/plugin/device_deadlines.hpp"
 #include "backends/nccl/plugin/p2p.hpp"
+#include "backends/nccl/plugin/scratch_pool.hpp"
 #include "backends/nccl/plugin/state.hpp"
 #include "common/plugin_kit/deadline.hpp"
 
 namespace weft::backends::nccl_plugin {
 
 class Completion;
-
-// Device scratch from a communicator's pool, back to the pool when dropped.
-class Lease {
- public:
-  Lease() = default;
-  Lease(Comm* c, char* p, size_t n) : comm_(c), ptr_(p), size_(n) {}
-  Lease(Lease&& o) noexcept { *this = std::move(o); }
-  Lease& operator=(Lease&& o) noexcept;
-  ~Lease();
-  char* get() const { return ptr_; }
-  size_t size() const { return size_; }
-
- private:
-  Comm* comm_ = nullptr;
-  char* ptr_ = nullptr;
-  size_t size_ = 0;
-};
 
 class Comm {
  public:
@@ -76,9 +59,11 @@ class Comm {
   // ncclCommAbort, once; later calls fail with the context's failure.
   void Abort();
 
-  // At least `bytes` of device scratch (a fresh cudaMalloc when the pool has none that fit).
-  weft_status_t Acquire(size_t bytes, Lease* out);
-  void Release(char* p, size_t bytes);
+  // At least `bytes` of device scratch, and of page-locked host memory (scratch_pool.hpp).
+  weft_status_t Acquire(size_t bytes, Lease* out) { return device_scratch_.Acquire(bytes, out); }
+  weft_status_t AcquirePinned(size_t bytes, Lease* out) {
+    return pinned_scratch_.Acquire(bytes, out);
+  }
   // An event from the pool (disable-timing), or nullptr after recording the error.
   cudaEvent_t AcquireEvent();
   void ReleaseEvent(cudaEvent_t e);
@@ -113,9 +98,10 @@ class Comm {
   std::mutex mu_;  // handle_
   ncclComm_t handle_ = nullptr;
 
-  std::mutex pool_mu_;
-  std::multimap<size_t, char*> free_scratch_;
-  std::vector<char*> all_scratch_;
+  // Freed after the destructor's body has let the stream pass what uses them.
+  ScratchPool device_scratch_{state_, ScratchPool::Kind::kDevice};
+  ScratchPool pinned_scratch_{state_, ScratchPool::Kind::kPinnedHost};
+  std::mutex pool_mu_;  // events and completions
   std::vector<cudaEvent_t> free_events_, all_events_;
   std::vector<std::shared_ptr<Completion>> in_flight_;
   DeviceDeadlines deadlines_;  // its events come from the pool above

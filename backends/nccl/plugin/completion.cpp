@@ -22,6 +22,14 @@ weft_status_t Completion::Test(bool* done) {
       status_ = WEFT_ERR_BACKEND;
       message_ = cuda.Describe("cudaEventQuery", e);
     }
+    // An abort lets the stream pass the op with whatever its buffers hold: after a failure
+    // the host work (the outputs' delivery, a fold) must not touch the caller's buffers.
+    if (status_ == WEFT_OK && !then_.empty()) {
+      if (weft_status_t f = comm_.state().Failure(); f != WEFT_OK) {
+        status_ = f;
+        message_ = "the context failed before the operation's results were delivered";
+      }
+    }
     for (auto& f : then_) {
       if (status_ != WEFT_OK) break;
       status_ = f();  // records its own message

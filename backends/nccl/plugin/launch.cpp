@@ -55,16 +55,25 @@ weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> t
                    std::shared_ptr<Completion>* out) {
   State& s = l.comm.state();
   if (st == WEFT_OK) st = l.staging.End(l.stream);
-  Lease scratch = l.staging.TakeLease();
+  std::function<weft_status_t()> deliver = l.staging.Deliver();  // before the leases go
+  std::vector<Lease> scratch = l.staging.TakeLeases();
   // Device buffers with nothing to keep: the op is complete once enqueued (SPEC §6.2) and no
   // scratch waits for the stream; an event goes after it only for its deadline.
-  if (!l.host && scratch.get() == nullptr && !then) return st == WEFT_OK ? WatchDeadline(l) : st;
-  // Even a failed op keeps its scratch until the stream passes what was enqueued.
+  if (!l.host && scratch.empty() && !then) return st == WEFT_OK ? WatchDeadline(l) : st;
+  // Even a failed op keeps its scratch until the stream passes what was enqueued, but it does
+  // no host work: its call has returned, and its outputs are not the caller's any more.
   cudaEvent_t e = l.comm.AcquireEvent();
   if (!e) return WEFT_ERR_BACKEND;
   auto done = std::make_shared<Completion>(l.comm, e, l.deadline, l.args.timeout_ms);
-  done->Keep(std::move(scratch));
-  if (then) done->Then(std::move(then));
+  for (Lease& lease : scratch) done->Keep(std::move(lease));
+  if (st == WEFT_OK) {
+    // The outputs reach the caller's buffers before any later host work reads them.
+    if (deliver) done->Then(std::move(deliver));
+    if (then) done->Then(std::move(then));
+  } else if (then) {
+    // Not run, but what it holds (scratch of the op's own) stays until the stream passes.
+    done->Then([held = std::move(then)] { return WEFT_OK; });
+  }
   const cudaError_t r = s.cuda().EventRecord(e, l.stream);
   if (r != cuda::kSuccess) {
     s.cuda().GetLastError();

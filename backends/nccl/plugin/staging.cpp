@@ -1,6 +1,7 @@
 #include "backends/nccl/plugin/staging.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace weft::backends::nccl_plugin {
 
@@ -33,6 +34,10 @@ weft_status_t Staging::Begin(cudaStream_t stream) {
     r.offset = block_offset + static_cast<uint64_t>(r.p - block_start);
   }
   if (weft_status_t s = comm_.Acquire(total, &lease_); s != WEFT_OK) return s;
+  if (weft_status_t s = comm_.AcquirePinned(total, &bounce_); s != WEFT_OK) return s;
+  // The inputs are read now, at the call, as a copy from pageable memory would read them.
+  for (const Region& r : regions_)
+    if (r.in) std::memcpy(bounce_.get() + r.offset, r.p, r.bytes);
   return Copy(stream, true);
 }
 
@@ -46,12 +51,31 @@ void* Staging::Dev(const void* p) const {
 
 weft_status_t Staging::End(cudaStream_t stream) { return Copy(stream, false); }
 
+std::function<weft_status_t()> Staging::Deliver() const {
+  std::vector<Region> out;
+  for (const Region& r : regions_)
+    if (r.out) out.push_back(r);
+  if (out.empty()) return {};
+  // The bounce block stays leased to the completion until its host work has run.
+  return [out = std::move(out), bounce = bounce_.get()] {
+    for (const Region& r : out) std::memcpy(const_cast<char*>(r.p), bounce + r.offset, r.bytes);
+    return WEFT_OK;
+  };
+}
+
+std::vector<Lease> Staging::TakeLeases() {
+  std::vector<Lease> leases;
+  if (lease_.get()) leases.push_back(std::move(lease_));
+  if (bounce_.get()) leases.push_back(std::move(bounce_));
+  return leases;
+}
+
 weft_status_t Staging::Copy(cudaStream_t stream, bool in) {
   const CudaApi& cuda = comm_.state().cuda();
   for (const Region& r : regions_) {
     if (in ? !r.in : !r.out) continue;
     char* dev = lease_.get() + r.offset;
-    void* host = const_cast<char*>(r.p);
+    char* host = bounce_.get() + r.offset;
     const cudaError_t e =
         in ? cuda.MemcpyAsync(dev, host, r.bytes, cuda::kMemcpyHostToDevice, stream)
            : cuda.MemcpyAsync(host, dev, r.bytes, cuda::kMemcpyDeviceToHost, stream);

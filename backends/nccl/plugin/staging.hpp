@@ -1,12 +1,17 @@
 // Host buffers through device scratch: NCCL reads and writes device memory only, so an
-// operation on host buffers (kDLCPU, and CUDA host memory) copies its inputs into scratch from
-// the communicator's pool on the op's stream, runs there, and copies its outputs back, all
-// without the host waiting. Regions that overlap (the in-place forms: the same buffer, or one
-// member's block inside the whole) share scratch, so NCCL sees the same aliasing the caller
-// made. For device buffers staging is the identity.
+// operation on host buffers (kDLCPU, and CUDA host memory) runs on scratch from the
+// communicator's pool. Its inputs are copied, at the call, into a page-locked bounce block and
+// from there to the scratch on the op's stream; its outputs go back to the bounce block on the
+// stream and reach the caller's buffers on the host, as the op's first host work, once the
+// stream has passed them. So no copy ever waits for the stream (a copy with pageable memory
+// would: scratch_pool.hpp), and nothing is written into the caller's buffers after the
+// operation has failed or timed out and its call returned. Regions that overlap (the in-place
+// forms: the same buffer, or one member's block inside the whole) share scratch, so NCCL sees
+// the same aliasing the caller made. For device buffers staging is the identity.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "backends/nccl/plugin/comm.hpp"
@@ -22,22 +27,26 @@ class Staging {
   void Out(void* p, uint64_t bytes) { Add(p, bytes, false, true); }
   void InOut(void* p, uint64_t bytes) { Add(p, bytes, true, true); }
 
-  // Takes scratch and enqueues the copies in on `stream`.
+  // Takes scratch and a bounce block, copies the inputs into the bounce block and enqueues
+  // their copies to the scratch on `stream`.
   weft_status_t Begin(cudaStream_t stream);
   // Where the op finds caller address `p`: its scratch inside a registered region, else `p`
   // itself (device memory, or an empty region).
   void* Dev(const void* p) const;
-  // Enqueues the copies out on `stream`.
+  // Enqueues the copies of the outputs to the bounce block on `stream`.
   weft_status_t End(cudaStream_t stream);
-  // The scratch, for the completion to keep until the stream passes it.
-  Lease TakeLease() { return std::move(lease_); }
+  // The host work that delivers the outputs from the bounce block, to run once the stream has
+  // passed End's copies; empty when nothing comes out.
+  std::function<weft_status_t()> Deliver() const;
+  // The scratch and the bounce block, for the completion to keep until the stream passes them.
+  std::vector<Lease> TakeLeases();
 
  private:
   struct Region {
     const char* p;
     uint64_t bytes;
     bool in, out;
-    uint64_t offset = 0;  // in the scratch
+    uint64_t offset = 0;  // in the scratch and in the bounce block
   };
   void Add(const void* p, uint64_t bytes, bool in, bool out);
   weft_status_t Copy(cudaStream_t stream, bool in);
@@ -45,7 +54,7 @@ class Staging {
   Comm& comm_;
   bool host_;
   std::vector<Region> regions_;
-  Lease lease_;
+  Lease lease_, bounce_;
 };
 
 }  // namespace weft::backends::nccl_plugin

@@ -5,6 +5,10 @@
 // device operations run unchanged against it (and the fake NCCL enqueues its operations with
 // cudaLaunchHostFunc, as a host-side library would on the real runtime).
 //
+// Copies with pageable host memory keep the runtime's rule: they return only once the stream
+// has run them (the runtime stages them itself), while page-locked memory (cudaMallocHost)
+// copies as asynchronously as device memory does.
+//
 // Devices: one, or none where CUDA_VISIBLE_DEVICES is empty or "-1" (as the real runtime
 // reads it); FAKE_CUDA_DEVICES=N sets the count.
 #include <condition_variable>
@@ -148,6 +152,53 @@ cudaError_t Allocate(void** ptr, size_t bytes, int type) {
   return kSuccess;
 }
 
+// FAKE_CUDA_CHECK_POINTERS=1: a pointer of no allocation is host memory, never a device
+// buffer in disguise (fakeCudaIsDeviceRange).
+bool CheckPointers() {
+  static const bool check = [] {
+    const char* v = std::getenv("FAKE_CUDA_CHECK_POINTERS");
+    return v && std::strcmp(v, "1") == 0;
+  }();
+  return check;
+}
+
+// cudaFree frees device and managed memory, cudaFreeHost page-locked memory: each refuses
+// the other's, as the real runtime does.
+cudaError_t Release(void* ptr, int freer) {
+  if (!ptr) return kSuccess;
+  {
+    std::lock_guard<std::mutex> lock(alloc_mu);
+    auto it = Allocations().find(reinterpret_cast<uintptr_t>(ptr));
+    if (it == Allocations().end() ||
+        (it->second.type == kMemoryTypeHost) != (freer == kMemoryTypeHost))
+      return Fail(kErrorInvalidValue);
+    Allocations().erase(it);
+  }
+  std::free(ptr);
+  return kSuccess;
+}
+
+// Whether `p` is pageable host memory: memory of no allocation of the fake. Without
+// FAKE_CUDA_CHECK_POINTERS a test's host buffers may stand for device memory, so only a copy
+// whose kind names the host side says so then.
+bool Pageable(const void* p, bool named_host) {
+  if (!named_host && !CheckPointers()) return false;
+  std::lock_guard<std::mutex> lock(alloc_mu);
+  return Holding(reinterpret_cast<uintptr_t>(p), 1) == nullptr;
+}
+
+// The real runtime stages a copy to or from pageable memory itself: it synchronises the
+// stream first and returns once the pageable side is done with (for a copy to the host, once
+// the copy has completed). Here such a copy returns when it has run, which keeps both rules:
+// a caller that enqueues one behind a kernel waiting for a peer blocks, as on a GPU.
+bool CopyBlocks(void* dst, const void* src, int kind) {
+  const bool src_host = kind == kMemcpyHostToDevice || kind == kMemcpyHostToHost;
+  const bool dst_host = kind == kMemcpyDeviceToHost || kind == kMemcpyHostToHost;
+  const bool by_address = kind == kMemcpyDefault;
+  return ((src_host || by_address) && Pageable(src, src_host)) ||
+         ((dst_host || by_address) && Pageable(dst, dst_host));
+}
+
 // Destroyed streams, kept for the events recorded on them (reachable: not a leak to LSan).
 std::mutex graveyard_mu;
 std::vector<cudaStream_t>& Graveyard() {
@@ -236,14 +287,18 @@ __attribute__((visibility("default"))) cudaError_t cudaMallocManaged(void** ptr,
   return Allocate(ptr, bytes, kMemoryTypeManaged);
 }
 
+// Page-locked host memory: host memory the copy engines reach without the runtime's own
+// staging, so copies to and from it are as asynchronous as device-to-device ones.
+__attribute__((visibility("default"))) cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
+  return Allocate(ptr, bytes, kMemoryTypeHost);
+}
+
 __attribute__((visibility("default"))) cudaError_t cudaFree(void* ptr) {
-  if (!ptr) return kSuccess;
-  {
-    std::lock_guard<std::mutex> lock(alloc_mu);
-    if (Allocations().erase(reinterpret_cast<uintptr_t>(ptr)) == 0) return Fail(kErrorInvalidValue);
-  }
-  std::free(ptr);
-  return kSuccess;
+  return Release(ptr, kMemoryTypeDevice);
+}
+
+__attribute__((visibility("default"))) cudaError_t cudaFreeHost(void* ptr) {
+  return Release(ptr, kMemoryTypeHost);
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaPointerGetAttributes(
@@ -256,7 +311,7 @@ __attribute__((visibility("default"))) cudaError_t cudaPointerGetAttributes(
     attr->type = a->type;
     attr->device = 0;
     attr->devicePointer = const_cast<void*>(ptr);
-    if (a->type == kMemoryTypeManaged) attr->hostPointer = const_cast<void*>(ptr);
+    if (a->type != kMemoryTypeDevice) attr->hostPointer = const_cast<void*>(ptr);
   } else {
     attr->type = kMemoryTypeUnregistered;
     attr->device = -2;
@@ -269,15 +324,13 @@ __attribute__((visibility("default"))) cudaError_t cudaPointerGetAttributes(
 // touching "device" memory. With FAKE_CUDA_CHECK_POINTERS=1, 1 only where [ptr, ptr + bytes)
 // lies in one cudaMalloc/cudaMallocManaged allocation (zero bytes: anywhere): a host pointer
 // tagged as CUDA memory, which the real device would fault on, fails where the fake would
-// have read it. Unset: always 1 (launches whose "device" buffers are host memory).
+// have read it. Page-locked memory fails too: the plugin hands NCCL device scratch, never its
+// bounce buffers. Unset: always 1 (launches whose "device" buffers are host memory).
 __attribute__((visibility("default"))) int fakeCudaIsDeviceRange(const void* ptr, size_t bytes) {
-  static const bool check = [] {
-    const char* v = std::getenv("FAKE_CUDA_CHECK_POINTERS");
-    return v && std::strcmp(v, "1") == 0;
-  }();
-  if (!check || bytes == 0) return 1;
+  if (!CheckPointers() || bytes == 0) return 1;
   std::lock_guard<std::mutex> lock(alloc_mu);
-  return Holding(reinterpret_cast<uintptr_t>(ptr), bytes) != nullptr;
+  const Allocation* a = Holding(reinterpret_cast<uintptr_t>(ptr), bytes);
+  return a != nullptr && a->type != kMemoryTypeHost;
 }
 
 __attribute__((visibility("default"))) cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s,
@@ -350,7 +403,9 @@ __attribute__((visibility("default"))) cudaError_t cudaMemcpyAsync(void* dst, co
                                                                    cudaStream_t s) {
   if ((bytes > 0 && (!dst || !src)) || kind < kMemcpyHostToHost || kind > kMemcpyDefault)
     return Fail(kErrorInvalidValue);
-  Resolve(s)->Enqueue([=] { std::memmove(dst, src, bytes); });
+  cudaStream_t st = Resolve(s);
+  const uint64_t ticket = st->Enqueue([=] { std::memmove(dst, src, bytes); });
+  if (bytes > 0 && CopyBlocks(dst, src, kind)) st->WaitFor(ticket);
   return kSuccess;
 }
 
@@ -367,11 +422,13 @@ __attribute__((visibility("default"))) cudaError_t cudaMemcpy2DAsync(void* dst, 
   if (width > dpitch || width > spitch || (width * height > 0 && (!dst || !src)) ||
       kind < kMemcpyHostToHost || kind > kMemcpyDefault)
     return Fail(kErrorInvalidValue);
-  Resolve(s)->Enqueue([=] {
+  cudaStream_t st = Resolve(s);
+  const uint64_t ticket = st->Enqueue([=] {
     for (size_t r = 0; r < height; ++r)
       std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
                    width);
   });
+  if (width * height > 0 && CopyBlocks(dst, src, kind)) st->WaitFor(ticket);
   return kSuccess;
 }
 
