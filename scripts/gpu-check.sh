@@ -148,6 +148,11 @@ if [ $DRY -eq 0 ]; then
   step "collbench -d cuda --raw nccl, GPU" "$LOGS/collbench_nccl.log" \
     "$RUN" -n 1 --backend nccl "$BUILD/tools/collbench/collbench" -d cuda --raw nccl \
     -op allreduce,allgather,reduce_scatter,broadcast,alltoall -b 8 -e 256M -f 8 -n 20 -w 5
+  # Host buffers: staged through the page-locked bounce block and device scratch; against the
+  # device-buffer rows above, the staging's cost.
+  step "collbench host buffers, GPU" "$LOGS/collbench_nccl_host.log" \
+    "$RUN" -n 1 --backend nccl "$BUILD/tools/collbench/collbench" \
+    -op allreduce,allgather -b 8 -e 256M -f 8 -n 20 -w 5
 fi
 step "dispatch over NCCL, fakes" "$LOGS/nccl_dispatch_fakes.log" \
   "$BUILD/bench/nccl_dispatch_bench" --benchmark_min_time=0.1
