@@ -34,6 +34,7 @@ std::unique_ptr<CudaApi> CudaApi::Load(std::string* why) {
   l.Resolve("cudaFree", &api->Free, &missing);
   l.Resolve("cudaMallocHost", &api->MallocHost, &missing);
   l.Resolve("cudaFreeHost", &api->FreeHost, &missing);
+  l.Resolve("cudaMallocManaged", &api->MallocManaged, &missing);
   l.Resolve("cudaPointerGetAttributes", &api->PointerGetAttributes, &missing);
   l.Resolve("cudaMemcpyAsync", &api->MemcpyAsync, &missing);
   l.Resolve("cudaMemcpy2DAsync", &api->Memcpy2DAsync, &missing);
@@ -41,6 +42,7 @@ std::unique_ptr<CudaApi> CudaApi::Load(std::string* why) {
   l.Resolve("cudaStreamCreateWithFlags", &api->StreamCreateWithFlags, &missing);
   l.Resolve("cudaStreamDestroy", &api->StreamDestroy, &missing);
   l.Resolve("cudaStreamSynchronize", &api->StreamSynchronize, &missing);
+  l.Resolve("cudaDeviceSynchronize", &api->DeviceSynchronize, &missing);
   l.Resolve("cudaStreamQuery", &api->StreamQuery, &missing);
   l.Resolve("cudaStreamWaitEvent", &api->StreamWaitEvent, &missing);
   l.Resolve("cudaEventCreateWithFlags", &api->EventCreateWithFlags, &missing);

@@ -1,6 +1,6 @@
 // The CUDA runtime through a table of function pointers (dynamic_library.hpp): the calls the
-// NCCL backend and the CUDA device operations make, resolved once from the library
-// WEFT_CUDART_LIBRARY names (the fake runtime of the tests is one such library).
+// NCCL backend, the CUDA device operations and the tests' device buffers make, resolved once from
+// the library WEFT_CUDART_LIBRARY names (the fake runtime of the tests is one such library).
 #pragma once
 
 #include <memory>
@@ -22,6 +22,7 @@ struct CudaApi {
   cudaError_t (*Free)(void*) = nullptr;
   cudaError_t (*MallocHost)(void**, size_t) = nullptr;
   cudaError_t (*FreeHost)(void*) = nullptr;
+  cudaError_t (*MallocManaged)(void**, size_t, unsigned) = nullptr;
   cudaError_t (*PointerGetAttributes)(cudaPointerAttributes*, const void*) = nullptr;
   cudaError_t (*MemcpyAsync)(void*, const void*, size_t, int, cudaStream_t) = nullptr;
   cudaError_t (*Memcpy2DAsync)(void*, size_t, const void*, size_t, size_t, size_t, int,
@@ -30,6 +31,7 @@ struct CudaApi {
   cudaError_t (*StreamCreateWithFlags)(cudaStream_t*, unsigned) = nullptr;
   cudaError_t (*StreamDestroy)(cudaStream_t) = nullptr;
   cudaError_t (*StreamSynchronize)(cudaStream_t) = nullptr;
+  cudaError_t (*DeviceSynchronize)() = nullptr;
   cudaError_t (*StreamQuery)(cudaStream_t) = nullptr;
   cudaError_t (*StreamWaitEvent)(cudaStream_t, cudaEvent_t, unsigned) = nullptr;
   cudaError_t (*EventCreateWithFlags)(cudaEvent_t*, unsigned) = nullptr;

@@ -25,7 +25,6 @@
 // "hold": after reporting the failure the worker waits until the driver writes to (or closes)
 // its stdin, so that no survivor's teardown disturbs another survivor's failure report.
 // Exit status: 0 when the scenario ran its course, 1 when a value check failed, 2 on usage.
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/nccl/cuda_api.hpp"
 #include "tests/runtime/report.hpp"
 #include "weft/weft.h"
 
@@ -160,13 +160,11 @@ int Loop(int64_t timeout_ms, int64_t numel) {
 // cudaStreamSynchronize(NULL) of the runtime the plugin uses (WEFT_CUDART_LIBRARY: the fake
 // one), as a framework waits for its stream; false when it cannot be called.
 bool WaitOnTheStream() {
-  using Sync = int (*)(void*);
-  static const Sync sync = [] {
-    const char* lib = std::getenv("WEFT_CUDART_LIBRARY");
-    void* h = ::dlopen(lib ? lib : "libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
-    return h ? reinterpret_cast<Sync>(::dlsym(h, "cudaStreamSynchronize")) : nullptr;
+  static const weft::backends::nccl_plugin::CudaApi* const cuda = [] {
+    std::string why;
+    return weft::backends::nccl_plugin::CudaApi::Load(&why).release();  // kept to the end
   }();
-  return sync != nullptr && sync(nullptr) == 0;
+  return cuda != nullptr && cuda->StreamSynchronize(nullptr) == 0;
 }
 
 // Device buffers complete when enqueued (SPEC §6.2): a failed link then shows as a stream that

@@ -1,27 +1,29 @@
 #include "tests/support/device_buffers.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
 
+#include "backends/nccl/cuda_api.hpp"
+
 namespace weft::test {
 namespace {
 
-// The runtime the NCCL plugin and the device operations use (the fake one in CI).
-void* Symbol(const char* name) {
-  static void* const lib = [] {
-    const char* path = std::getenv("WEFT_CUDART_LIBRARY");
-    void* h = dlopen(path ? path : "libcudart.so.13", RTLD_NOW | RTLD_GLOBAL);
-    if (!h) throw std::runtime_error(std::string("device buffers: ") + dlerror());
-    return h;
+using backends::nccl_plugin::CudaApi;
+
+// The runtime the NCCL plugin and the device operations use (the fake one in CI), through
+// their table; kept to the process's end (reachable), since buffers may be freed by static
+// destructors.
+const CudaApi& Runtime() {
+  static const CudaApi* const api = [] {
+    std::string why;
+    std::unique_ptr<CudaApi> a = CudaApi::Load(&why);
+    if (!a) throw std::runtime_error("device buffers: " + why);
+    return a.release();
   }();
-  void* s = dlsym(lib, name);
-  if (!s) throw std::runtime_error(std::string("device buffers: no ") + name);
-  return s;
+  return *api;
 }
 
 constexpr unsigned kAttachGlobal = 1;  // cudaMemAttachGlobal
@@ -40,29 +42,25 @@ DLDevice BufferDevice() { return DeviceBuffers() ? DLDevice{kDLCUDA, 0} : DLDevi
 
 void SyncDevice() {
   if (!DeviceBuffers()) return;
-  using Sync = int (*)();
-  static const auto sync = reinterpret_cast<Sync>(Symbol("cudaDeviceSynchronize"));
-  if (sync() != 0) throw std::runtime_error("SyncDevice: cudaDeviceSynchronize failed");
+  if (Runtime().DeviceSynchronize() != 0)
+    throw std::runtime_error("SyncDevice: cudaDeviceSynchronize failed");
 }
 
 void* AllocateBuffer(size_t bytes) {
   if (!DeviceBuffers()) return ::operator new(bytes);
-  using Alloc = int (*)(void**, size_t, unsigned);
-  static const auto alloc = reinterpret_cast<Alloc>(Symbol("cudaMallocManaged"));
   void* p = nullptr;
   // One byte at least: a zero-size allocation may give a null pointer.
-  if (alloc(&p, bytes ? bytes : 1, kAttachGlobal) != 0 || !p) throw std::bad_alloc();
+  if (Runtime().MallocManaged(&p, bytes ? bytes : 1, kAttachGlobal) != 0 || !p)
+    throw std::bad_alloc();
   return p;
 }
 
 void FreeBuffer(void* p) noexcept {
   if (!p) return;
   if (!DeviceBuffers()) return ::operator delete(p);
-  using Free = int (*)(void*);
-  static const auto free_fn = reinterpret_cast<Free>(Symbol("cudaFree"));
   // Work still queued on the buffer finishes first, as the suites' RAII owners assume.
   SyncDevice();
-  free_fn(p);
+  Runtime().Free(p);
 }
 
 }  // namespace weft::test
