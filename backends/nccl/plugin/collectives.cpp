@@ -1,5 +1,5 @@
 // The collectives: one NCCL call where NCCL has the op, NCCL groups for the v-forms (never
-// padding), and the host fold where NCCL cannot reduce a dtype exactly.
+// padding); reductions NCCL cannot do exactly are declined (dtype.hpp).
 #include <algorithm>
 #include <memory>
 #include <vector>
@@ -269,17 +269,15 @@ weft_status_t Barrier(weft_bk_comm_t* c, const weft_bk_op_t* a, weft_bk_request_
   host_args.stream = nullptr;
   std::unique_ptr<Launch> l;
   NCCL_RETURN_IF(Start(Of(c), &host_args, &l));
-  auto byte = std::make_shared<Lease>();
-  NCCL_RETURN_IF(l->comm.Acquire(1, byte.get()));
-  return Run(
-      *l, req,
-      [&]() -> weft_status_t {
-        return l->comm.Issue("ncclAllReduce (barrier)", [&](ncclComm_t h) {
-          return l->nccl().AllReduce(byte->get(), byte->get(), 1, nccl::kUint8, nccl::kMax, h,
-                                     l->stream);
-        });
-      },
-      [byte] { return WEFT_OK; });  // keeps the byte until the stream has passed the op
+  Lease byte;
+  NCCL_RETURN_IF(l->comm.Acquire(1, &byte));
+  char* const flag = byte.get();
+  l->staging.Hold(std::move(byte));  // until the stream has passed the op
+  return Run(*l, req, [&]() -> weft_status_t {
+    return l->comm.Issue("ncclAllReduce (barrier)", [&](ncclComm_t h) {
+      return l->nccl().AllReduce(flag, flag, 1, nccl::kUint8, nccl::kMax, h, l->stream);
+    });
+  });
 }
 
 }  // namespace weft::backends::nccl_plugin::ops

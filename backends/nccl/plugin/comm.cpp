@@ -179,7 +179,7 @@ void Comm::Reap() {
   }
   for (auto& c : done) {
     bool passed = false;
-    c->Test(&passed);  // runs its host work (a released request's fold)
+    c->Test(&passed);  // runs its host work (a released request's delivery)
   }
 }
 

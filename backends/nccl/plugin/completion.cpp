@@ -23,7 +23,7 @@ weft_status_t Completion::Test(bool* done) {
       message_ = cuda.Describe("cudaEventQuery", e);
     }
     // An abort lets the stream pass the op with whatever its buffers hold: after a failure
-    // the host work (the outputs' delivery, a fold) must not touch the caller's buffers.
+    // the host work (the outputs' delivery) must not touch the caller's buffers.
     if (status_ == WEFT_OK && !then_.empty()) {
       if (weft_status_t f = comm_.state().Failure(); f != WEFT_OK) {
         status_ = f;

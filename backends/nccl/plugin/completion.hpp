@@ -1,8 +1,9 @@
 // What an issued operation leaves behind until its stream passes it, and the plugin's
 // requests. A Completion holds the CUDA event recorded after the operation (and after the
-// copies out of staged host buffers), the device scratch it uses and the host work that must
-// follow it (a fold in member order). The communicator keeps it until the event has passed, so
-// that a request freed early (released work) still has its scratch and its host work done.
+// copies out of staged host buffers), the scratch it uses and the host work that must follow it
+// (the delivery of staged outputs, staging.hpp). The communicator keeps it until the event has
+// passed, so that a request freed early (released work) still has its scratch and its host work
+// done.
 //
 // A request is done when its completion's event has passed. For device buffers SPEC §6.2's
 // "complete" means enqueued: such a request is done once issued.

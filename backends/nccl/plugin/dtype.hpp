@@ -2,8 +2,8 @@
 // moves any dtype then, and the plugin never needs NCCL to know it. A reduction NCCL does
 // exactly as SPEC §2.4 asks maps to one NCCL call, possibly on a reinterpreted type (complex
 // sum is a sum of twice as many reals; bool or/and are uint8 max/min over 0 and 1). The rest
-// (int16, uint16, complex prod) NCCL cannot do: the plugin gathers the members' data and folds
-// it in member order with the host's kernel (fold.cpp).
+// (int16, uint16, complex prod) NCCL cannot do: the plugin declines them, and the host composes
+// them from point-to-point messages with its own member-order fold.
 #pragma once
 
 #include <cstdint>

@@ -51,29 +51,21 @@ weft_status_t WatchDeadline(Launch& l) {
 
 }  // namespace
 
-weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> then,
-                   std::shared_ptr<Completion>* out) {
+weft_status_t Seal(Launch& l, weft_status_t st, std::shared_ptr<Completion>* out) {
   State& s = l.comm.state();
   if (st == WEFT_OK) st = l.staging.End(l.stream);
   std::function<weft_status_t()> deliver = l.staging.Deliver();  // before the leases go
   std::vector<Lease> scratch = l.staging.TakeLeases();
   // Device buffers with nothing to keep: the op is complete once enqueued (SPEC §6.2) and no
   // scratch waits for the stream; an event goes after it only for its deadline.
-  if (!l.host && scratch.empty() && !then) return st == WEFT_OK ? WatchDeadline(l) : st;
+  if (!l.host && scratch.empty()) return st == WEFT_OK ? WatchDeadline(l) : st;
   // Even a failed op keeps its scratch until the stream passes what was enqueued, but it does
   // no host work: its call has returned, and its outputs are not the caller's any more.
   cudaEvent_t e = l.comm.AcquireEvent();
   if (!e) return WEFT_ERR_BACKEND;
   auto done = std::make_shared<Completion>(l.comm, e, l.deadline, l.args.timeout_ms);
   for (Lease& lease : scratch) done->Keep(std::move(lease));
-  if (st == WEFT_OK) {
-    // The outputs reach the caller's buffers before any later host work reads them.
-    if (deliver) done->Then(std::move(deliver));
-    if (then) done->Then(std::move(then));
-  } else if (then) {
-    // Not run, but what it holds (scratch of the op's own) stays until the stream passes.
-    done->Then([held = std::move(then)] { return WEFT_OK; });
-  }
+  if (st == WEFT_OK && deliver) done->Then(std::move(deliver));
   const cudaError_t r = s.cuda().EventRecord(e, l.stream);
   if (r != cuda::kSuccess) {
     s.cuda().GetLastError();
@@ -85,14 +77,13 @@ weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> t
   return st;
 }
 
-weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_status_t()>& issue,
-                  std::function<weft_status_t()> then) {
+weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_status_t()>& issue) {
   weft_status_t st = l.staging.Begin(l.stream);
   if (st == WEFT_OK) st = issue();
   std::shared_ptr<Completion> done;
-  st = Seal(l, st, std::move(then), &done);
+  st = Seal(l, st, &done);
   if (st != WEFT_OK) return st;
-  // A fold needs the host to run it: such an op on device buffers is not enqueued-complete.
+  // Device buffers: complete once enqueued (SPEC §6.2).
   auto request = std::make_shared<Request>(l.comm, l.deadline, !l.host);
   request->Issued(std::move(done));
   if (req) {

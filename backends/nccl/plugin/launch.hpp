@@ -38,15 +38,13 @@ struct Launch {
 weft_status_t Start(Comm& c, const weft_bk_op_t* args, std::unique_ptr<Launch>* out);
 
 // Runs `issue` (the NCCL calls, on the staged addresses) between the copies in and out, then
-// records the completion with `then` as its host work. A host-buffer op without `req` waits.
-weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_status_t()>& issue,
-                  std::function<weft_status_t()> then = {});
+// records the completion. A host-buffer op without `req` waits.
+weft_status_t Run(Launch& l, weft_bk_request_t** req, const std::function<weft_status_t()>& issue);
 
 // Ends what `issue` enqueued on l's stream (status `st`): copies out, records the event and
-// keeps the completion with the scratch and `then`. *out stays null when nothing could be kept,
-// and for device buffers with nothing to keep (complete once enqueued).
-weft_status_t Seal(Launch& l, weft_status_t st, std::function<weft_status_t()> then,
-                   std::shared_ptr<Completion>* out);
+// keeps the completion with the scratch and the delivery of the outputs. *out stays null when
+// nothing could be kept, and for device buffers with nothing to keep (complete once enqueued).
+weft_status_t Seal(Launch& l, weft_status_t st, std::shared_ptr<Completion>* out);
 
 // The bytes of `count` elements of `t` in *bytes, or an error naming `what`.
 weft_status_t Bytes(const Launch& l, const void* p, uint64_t count, DLDataType t, const char* what,

@@ -68,7 +68,7 @@ weft_status_t P2pBatch::Issue(Comm& c, std::vector<Message>& group) {
   weft_status_t st = l.staging.Begin(l.stream);
   if (st == WEFT_OK) st = Exchange(l, "send/recv", moves);
   std::shared_ptr<Completion> done;
-  st = Seal(l, st, {}, &done);
+  st = Seal(l, st, &done);
   for (Message& m : group) {
     if (st != WEFT_OK && m.request)
       m.request->SetOutcome(WEFT_ERR_BACKEND, "nccl: the group failed");

@@ -64,7 +64,7 @@ std::function<weft_status_t()> Staging::Deliver() const {
 }
 
 std::vector<Lease> Staging::TakeLeases() {
-  std::vector<Lease> leases;
+  std::vector<Lease> leases = std::move(held_);
   if (lease_.get()) leases.push_back(std::move(lease_));
   if (bounce_.get()) leases.push_back(std::move(bounce_));
   return leases;

@@ -38,7 +38,10 @@ class Staging {
   // The host work that delivers the outputs from the bounce block, to run once the stream has
   // passed End's copies; empty when nothing comes out.
   std::function<weft_status_t()> Deliver() const;
-  // The scratch and the bounce block, for the completion to keep until the stream passes them.
+  // Keeps `l`, scratch of the op's own, with the staging's until the stream passes the op.
+  void Hold(Lease l) { held_.push_back(std::move(l)); }
+  // The scratch, the bounce block and what Hold kept, for the completion to keep until the
+  // stream passes them.
   std::vector<Lease> TakeLeases();
 
  private:
@@ -55,6 +58,7 @@ class Staging {
   bool host_;
   std::vector<Region> regions_;
   Lease lease_, bounce_;
+  std::vector<Lease> held_;
 };
 
 }  // namespace weft::backends::nccl_plugin
